@@ -1,0 +1,111 @@
+"""The course's commands: what learners and instructors run, and what CI runs.
+
+Learners:    nox -s checkpoint -- 06        the focused tests of one checkpoint
+             nox -s practice -- 06 DIR      a practice folder to rebuild checkpoint 06 in
+             nox -s hint -- 6.2             the hint of one lab
+Everyone:    nox -s tests | lint | docs | docs_check | bench
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT))
+
+from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
+
+nox.needs_version = ">=2025.2.9"
+nox.options.default_venv_backend = "uv|virtualenv"
+nox.options.reuse_venv = "yes"
+nox.options.error_on_missing_interpreters = True
+nox.options.sessions = ["tests", "lint", "docs"]
+
+PYPROJECT = nox.project.load_toml("pyproject.toml")
+
+
+def install_course(session: nox.Session) -> None:
+    """Install the test tools and the course itself, editable, so edits show without reinstall."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    session.install("-e", ".")
+
+
+def checkpoint_usage(catalog: tuple[Checkpoint, ...]) -> str:
+    lines = [
+        "usage: nox -s checkpoint -- NN    (or: nox -s checkpoint -- all)",
+        "",
+        "available checkpoints:",
+        *(f"  {c.number}  {c.title}" for c in catalog),
+    ]
+    return "\n".join(lines)
+
+
+def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
+    """Return the checkpoints named by ``args``: exactly one number, or ``all``."""
+    if args == ["all"]:
+        return catalog
+    if len(args) == 1 and args[0].isdigit():
+        chosen = tuple(c for c in catalog if c.number == args[0].zfill(2))
+        if chosen:
+            return chosen
+    return ()
+
+
+@nox.session(default=False, tags=["learner"])
+def checkpoint(session: nox.Session) -> None:
+    """Run exactly one checkpoint's focused tests: nox -s checkpoint -- 06 (or -- all)."""
+    catalog = load_catalog()
+    chosen = select_checkpoints(session.posargs, catalog)
+    if not chosen:
+        session.error(f"expected one checkpoint number or 'all'\n\n{checkpoint_usage(catalog)}")
+    install_course(session)
+    for selected in chosen:
+        test_file = selected.test_file.relative_to(ROOT)
+        session.log(f"checkpoint {selected.number} ({selected.title}): running {test_file}")
+        session.run("pytest", str(test_file))
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run every checkpoint's focused tests and the repository's own meta-tests."""
+    install_course(session)
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """Check style, formatting and types (mypy --strict) of the course, tests and generator."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    # mypy cannot follow setuptools' editable import finder, so it reads the package through
+    # a folder that holds one link, `harness` -> course/src, made here and never committed.
+    typing_root = Path(session.create_tmp()) / "mypy_path"
+    typing_root.mkdir(exist_ok=True)
+    link = typing_root / "harness"
+    if not link.is_symlink():
+        link.symlink_to(ROOT / "course" / "src", target_is_directory=True)
+    session.run(
+        "mypy",
+        "-p",
+        "harness",
+        env={"MYPYPATH": str(typing_root)},
+    )
+    session.run(
+        "mypy",
+        "checkpoints",
+        "practice",
+        "course/tests",
+        "noxfile.py",
+        env={"MYPYPATH": str(typing_root)},
+    )
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build the site strictly: a broken link, anchor or include fails the build."""
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
+    session.run("mkdocs", "build", "--strict", *session.posargs, env={"NO_MKDOCS_2_WARNING": "1"})
