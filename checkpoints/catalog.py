@@ -18,6 +18,7 @@ __all__ = [
     "Checkpoint",
     "Lab",
     "ManifestError",
+    "checkpoint_map",
     "find_checkpoint",
     "load_catalog",
 ]
@@ -173,3 +174,23 @@ def _check_sequence(checkpoints: tuple[Checkpoint, ...]) -> None:
     modules = [m for c in checkpoints for m in c.modules]
     if len(modules) != len(set(modules)):
         raise ManifestError(f"a module belongs to one checkpoint only: {modules}")
+
+
+def checkpoint_map(checkpoints: tuple[Checkpoint, ...]) -> str:
+    """Return README's checkpoint map, a Markdown table, as the manifests describe it."""
+    rows = [
+        "| # | checkpoint | modules (`course/src/`) | labs | focused test |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for c in checkpoints:
+        modules = ", ".join(f"`{m}`" for m in c.modules)
+        labs = ", ".join(lab.id for lab in c.labs) or "observe"
+        rows.append(
+            f"| {c.number} | [{c.title}](docs/{c.page}) | {modules} | {labs} "
+            f"| `nox -s checkpoint -- {c.number}` |"
+        )
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    print(checkpoint_map(load_catalog()))

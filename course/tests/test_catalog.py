@@ -1,0 +1,148 @@
+"""The manifests, focused tests, modules, lesson pages and README agree with each other."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from checkpoints.catalog import (
+    MANIFEST_NAME,
+    Checkpoint,
+    ManifestError,
+    checkpoint_map,
+    load_catalog,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+CATALOG = load_catalog()
+SKELETON = (
+    "Outcome",
+    "Prerequisites",
+    "Mechanism",
+    "Trace",
+    "Build it",
+    "Run the focused test",
+    "Failure experiment",
+    "Acceptance criteria",
+    "Compare with real frameworks",
+    "Next checkpoint",
+)
+
+
+def ids(checkpoint: Checkpoint) -> str:
+    return checkpoint.name
+
+
+def lab_tags(test_file: Path) -> set[str]:
+    """Return every lab id named by a ``pytest.mark.lab("…")`` in the file."""
+    tree = ast.parse(test_file.read_text(encoding="utf-8"))
+    return {
+        node.args[0].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "lab"
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    }
+
+
+def test_catalog_lists_checkpoints_from_00_in_order() -> None:
+    assert [c.number for c in CATALOG] == [f"{i:02d}" for i in range(len(CATALOG))]
+    assert CATALOG[0].mode == "observe"
+
+
+@pytest.mark.parametrize("checkpoint", CATALOG, ids=ids)
+def test_checkpoint_has_its_focused_test_file_and_nothing_else(checkpoint: Checkpoint) -> None:
+    tests = sorted(p.name for p in checkpoint.folder.glob("test_*.py"))
+    assert tests == [checkpoint.test_file.name]
+
+
+@pytest.mark.parametrize("checkpoint", CATALOG, ids=ids)
+def test_checkpoint_modules_exist_in_course_src(checkpoint: Checkpoint) -> None:
+    missing = [m for m in checkpoint.modules if not (ROOT / "course" / "src" / m).is_file()]
+    assert missing == []
+
+
+@pytest.mark.parametrize("checkpoint", CATALOG, ids=ids)
+def test_every_lab_is_tagged_in_the_focused_tests(checkpoint: Checkpoint) -> None:
+    assert lab_tags(checkpoint.test_file) == {lab.id for lab in checkpoint.labs}
+
+
+@pytest.mark.parametrize("checkpoint", CATALOG, ids=ids)
+def test_lesson_page_follows_the_skeleton(checkpoint: Checkpoint) -> None:
+    page = (ROOT / "docs" / checkpoint.page).read_text(encoding="utf-8")
+    headings = tuple(re.findall(r"^## (.+?)\s*$", page, flags=re.MULTILINE))
+    assert headings == SKELETON
+    assert f"nox -s checkpoint -- {checkpoint.number}" in page
+
+
+@pytest.mark.parametrize("checkpoint", CATALOG, ids=ids)
+def test_lesson_page_names_every_lab(checkpoint: Checkpoint) -> None:
+    page = (ROOT / "docs" / checkpoint.page).read_text(encoding="utf-8")
+    assert [lab.id for lab in checkpoint.labs if f"Lab {lab.id}" not in page] == []
+
+
+def test_readme_checkpoint_map_matches_the_manifests() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(
+        r"<!-- checkpoint-map:start -->\n(.*?)\n<!-- checkpoint-map:end -->", readme, re.DOTALL
+    )
+    assert block is not None, "README.md lost its checkpoint-map markers"
+    assert block[1] == checkpoint_map(CATALOG), (
+        "README's checkpoint map is stale: replace it with `python checkpoints/catalog.py`"
+    )
+
+
+# Malformed catalogs: each mistake an instructor can make is refused with a message naming it.
+
+
+def write_manifest(root: Path, folder: str, text: str) -> None:
+    (root / folder).mkdir(parents=True)
+    (root / folder / MANIFEST_NAME).write_text(text, encoding="utf-8")
+
+
+OBSERVE_00 = 'number = "00"\ntitle = "T"\nslug = "start"\nmode = "observe"\nmodules = ["a.py"]\nlabs = []\n'
+
+
+def build_manifest(number: str, slug: str, module: str, prerequisite: str = "00") -> str:
+    return (
+        f'number = "{number}"\ntitle = "T"\nslug = "{slug}"\nmode = "build"\n'
+        f'prerequisite = "{prerequisite}"\nmodules = ["{module}"]\n'
+        f'[[labs]]\nid = "{int(number)}.1"\nsummary = "s"\nhint = "h"\n'
+    )
+
+
+def test_wellformed_catalog_loads(tmp_path: Path) -> None:
+    write_manifest(tmp_path, "00_start", OBSERVE_00)
+    write_manifest(tmp_path, "01_next", build_manifest("01", "next", "b.py"))
+    loaded = load_catalog(tmp_path)
+    assert [(c.name, c.labs[0].id if c.labs else None) for c in loaded] == [
+        ("00_start", None),
+        ("01_next", "1.1"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("folder", "text", "message"),
+    [
+        ("01_next", build_manifest("01", "other", "b.py"), "must match the folder name"),
+        ("01_next", build_manifest("01", "next", "b.py", prerequisite="07"), "prerequisite must"),
+        ("01_next", build_manifest("01", "next", "a.py"), "a module belongs to one checkpoint"),
+        ("02_next", build_manifest("02", "next", "b.py"), "without gaps"),
+        ("01_next", build_manifest("01", "next", "b.py").replace('"1.1"', '"6.1"'), "lab id"),
+        ("01_next", "extra = 1\n" + build_manifest("01", "next", "b.py"), "unknown keys"),
+        ("01_next", "number = ", "not valid TOML"),
+        ("1_next", build_manifest("01", "next", "b.py"), "named NN_slug"),
+    ],
+)
+def test_malformed_catalog_is_refused_with_a_named_reason(
+    tmp_path: Path, folder: str, text: str, message: str
+) -> None:
+    write_manifest(tmp_path, "00_start", OBSERVE_00)
+    write_manifest(tmp_path, folder, text)
+    with pytest.raises(ManifestError, match=re.escape(message)):
+        load_catalog(tmp_path)
