@@ -8,6 +8,7 @@ does. Only the standard library is used: nox imports this file before any enviro
 
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from dataclasses import dataclass
@@ -95,7 +96,9 @@ def _read_checkpoint(folder: Path) -> Checkpoint:
     manifest = folder / MANIFEST_NAME
     match = _FOLDER.match(folder.name)
     if match is None:
-        raise ManifestError(f"{folder}: a checkpoint folder is named NN_slug, like 06_tool_contract")
+        raise ManifestError(
+            f"{folder}: a checkpoint folder is named NN_slug, like 06_tool_contract"
+        )
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
@@ -120,10 +123,14 @@ def _read_checkpoint(folder: Path) -> Checkpoint:
     if prerequisite is not None and not isinstance(prerequisite, str):
         raise ManifestError(f"{manifest}: prerequisite must be a checkpoint number string")
     modules = data["modules"]
-    if not isinstance(modules, list) or not modules or not all(
-        isinstance(m, str) and m.endswith(".py") and "/" not in m for m in modules
+    if (
+        not isinstance(modules, list)
+        or not modules
+        or not all(isinstance(m, str) and m.endswith(".py") and "/" not in m for m in modules)
     ):
-        raise ManifestError(f"{manifest}: modules must be a non-empty list of file names like 'tool.py'")
+        raise ManifestError(
+            f"{manifest}: modules must be a non-empty list of file names like 'tool.py'"
+        )
     labs = tuple(_read_lab(manifest, number, entry) for entry in data["labs"])
     if mode == "build" and not labs:
         raise ManifestError(f"{manifest}: a build checkpoint needs at least one [[labs]] entry")
@@ -166,7 +173,7 @@ def _check_sequence(checkpoints: tuple[Checkpoint, ...]) -> None:
     numbers = [c.number for c in checkpoints]
     if numbers != [f"{i:02d}" for i in range(len(numbers))]:
         raise ManifestError(f"checkpoints must be numbered 00, 01, 02… without gaps: {numbers}")
-    for previous, current in zip(checkpoints, checkpoints[1:], strict=False):
+    for previous, current in itertools.pairwise(checkpoints):
         if current.prerequisite != previous.number:
             raise ManifestError(
                 f"{current.folder / MANIFEST_NAME}: prerequisite must be {previous.number!r}"

@@ -15,6 +15,7 @@ unchanged into every practice folder.
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -52,8 +53,8 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
-) -> pytest.TestReport:
-    report: pytest.TestReport = yield
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
     marker = item.get_closest_marker("lab")
     if marker is None or (report.when != "call" and not report.failed):
         return report

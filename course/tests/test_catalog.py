@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from checkpoints.catalog import (
     MANIFEST_NAME,
     Checkpoint,
@@ -105,7 +106,9 @@ def write_manifest(root: Path, folder: str, text: str) -> None:
     (root / folder / MANIFEST_NAME).write_text(text, encoding="utf-8")
 
 
-OBSERVE_00 = 'number = "00"\ntitle = "T"\nslug = "start"\nmode = "observe"\nmodules = ["a.py"]\nlabs = []\n'
+OBSERVE_00 = (
+    'number = "00"\ntitle = "T"\nslug = "start"\nmode = "observe"\nmodules = ["a.py"]\nlabs = []\n'
+)
 
 
 def build_manifest(number: str, slug: str, module: str, prerequisite: str = "00") -> str:

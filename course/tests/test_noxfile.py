@@ -1,4 +1,4 @@
-"""The learner's command, `nox -s checkpoint -- NN`, picks exactly one checkpoint or says why not."""
+"""The learner's command, `nox -s checkpoint -- NN`, picks one checkpoint or says why not."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+
 from checkpoints.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,7 +18,8 @@ CATALOG = load_catalog()
 
 def load_noxfile() -> ModuleType:
     spec = importlib.util.spec_from_file_location("course_noxfile", ROOT / "noxfile.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

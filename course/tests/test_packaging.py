@@ -9,8 +9,9 @@ import sys
 import zipfile
 from pathlib import Path
 
-import harness
 import pytest
+
+import harness
 
 ROOT = Path(__file__).resolve().parents[2]
 
