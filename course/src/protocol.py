@@ -57,7 +57,7 @@ JsonValue: TypeAlias = (
 JsonObject: TypeAlias = "Mapping[str, JsonValue]"
 
 MAX_JSON_DEPTH = 64  # containers nested deeper than this are refused
-MAX_JSON_NODES = 1_000_000  # values (containers and scalars) in one snapshot
+MAX_JSON_NODES = 100_000  # values (containers and scalars) in one snapshot
 MAX_JSON_INT_BITS = 4096  # json.dumps refuses ints past 4300 digits; we stop well before
 # --8<-- [end:json-types]
 
@@ -347,11 +347,17 @@ def describe_result(result: StreamResult) -> str:
 # BEGIN LAB 1.2
 @dataclass(frozen=True, slots=True)
 class _Visit:
-    """Work item: snapshot ``value``, found at ``path``, nested ``depth`` containers deep."""
+    """Work item: snapshot ``value``, the child ``key`` of the container at ``parent_path``."""
 
     value: object
-    path: str
-    depth: int
+    parent_path: str
+    key: str | int | None  # None for the top-level value
+    depth: int  # how many containers hold this value
+
+    @property
+    def path(self) -> str:
+        """Return the path of this value; built only when needed, since most never are."""
+        return self.parent_path if self.key is None else _child_path(self.parent_path, self.key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,23 +404,24 @@ def _refuse(path: str, value: object) -> JsonSnapshotError:
     return JsonSnapshotError(f"{path}: {kind.__name__} is not a JSON type")
 
 
-def _snapshot_scalar(value: object, path: str) -> JsonValue:
+def _snapshot_scalar(value: object, visit: _Visit) -> JsonValue:
     """Return a JSON scalar unchanged after checking it; refuse anything else."""
     if value is None or type(value) is bool or type(value) is str:
         return value
     if type(value) is int:
         if value.bit_length() > MAX_JSON_INT_BITS:
             raise JsonSnapshotError(
-                f"{path}: int of {value.bit_length()} bits is larger than {MAX_JSON_INT_BITS} bits"
+                f"{visit.path}: int of {value.bit_length()} bits "
+                f"is larger than {MAX_JSON_INT_BITS} bits"
             )
         return value
     if type(value) is float:
         if math.isnan(value):
-            raise JsonSnapshotError(f"{path}: NaN is not a JSON number")
+            raise JsonSnapshotError(f"{visit.path}: NaN is not a JSON number")
         if math.isinf(value):
-            raise JsonSnapshotError(f"{path}: Infinity is not a JSON number")
+            raise JsonSnapshotError(f"{visit.path}: Infinity is not a JSON number")
         return value
-    raise _refuse(path, value)
+    raise _refuse(visit.path, value)
 
 
 def _open_container(
@@ -434,14 +441,11 @@ def _open_container(
                     f"{path}: object keys must be str, got {type(key).__name__}"
                 )
         keys = tuple(value)
-        children = [_Visit(value[k], _child_path(path, k), visit.depth + 1) for k in keys]
+        children = [_Visit(value[k], path, k, visit.depth + 1) for k in keys]
         work.append(_Close(id(value), keys, len(keys)))
     else:
         assert type(value) is list or type(value) is tuple
-        children = [
-            _Visit(item, _child_path(path, index), visit.depth + 1)
-            for index, item in enumerate(value)
-        ]
+        children = [_Visit(item, path, index, visit.depth + 1) for index, item in enumerate(value)]
         work.append(_Close(id(value), None, len(children)))
     open_paths[id(value)] = path
     work.extend(reversed(children))  # reversed: the stack pops the first child first
@@ -475,7 +479,7 @@ def snapshot_json(
     # BEGIN LAB 1.2
     # An explicit stack, not recursion: 10,000 nested lists must give a clean error, never
     # RecursionError, and the depth check must not depend on how deep the caller already is.
-    work: list[_Visit | _Close] = [_Visit(value, "$", 0)]
+    work: list[_Visit | _Close] = [_Visit(value, "$", None, 0)]
     done: list[JsonValue] = []  # finished children, waiting for their container to close
     open_paths: dict[int, str] = {}  # id of each container we are inside -> its path
     nodes = 0
@@ -484,14 +488,14 @@ def snapshot_json(
         match item:
             case _Close():
                 _close_container(item, open_paths, done)
-            case _Visit(value=current, path=path):
+            case _Visit(value=current):
                 nodes += 1
                 if nodes > max_nodes:
-                    raise JsonSnapshotError(f"{path}: more than {max_nodes} values")
+                    raise JsonSnapshotError(f"{item.path}: more than {max_nodes} values")
                 if type(current) in (dict, list, tuple):
                     _open_container(item, open_paths, max_depth, work)
                 else:
-                    done.append(_snapshot_scalar(current, path))
+                    done.append(_snapshot_scalar(current, item))
     assert len(done) == 1
     assert not open_paths
     return done[0]
