@@ -1,0 +1,497 @@
+"""Checkpoint 01: tagged frozen records, exhaustive matches, and frozen JSON snapshots."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from enum import IntEnum
+from types import MappingProxyType
+from typing import Any, cast
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.protocol import (
+    MAX_JSON_DEPTH,
+    MAX_JSON_INT_BITS,
+    AssistantMessage,
+    JsonSnapshotError,
+    JsonValue,
+    Message,
+    StreamAborted,
+    StreamDone,
+    StreamEvent,
+    StreamFailed,
+    StreamResult,
+    TextBlock,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultMessage,
+    UserMessage,
+    describe,
+    describe_event,
+    describe_result,
+    snapshot_json,
+    snapshot_json_object,
+    thaw_json,
+)
+
+lab_1_1 = pytest.mark.lab("1.1")
+lab_1_2 = pytest.mark.lab("1.2")
+
+
+def a_call(call_id: str = "call-1", name: str = "read_file") -> ToolCall:
+    return ToolCall(id=call_id, name=name, arguments=MappingProxyType({"path": "notes.txt"}))
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 1.1: records and exhaustive matches
+# ---------------------------------------------------------------------------------------------
+
+
+@lab_1_1
+def test_records_are_frozen_slotted_and_keyword_only() -> None:
+    block = TextBlock(text="hi")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(block, "text", "changed")
+    assert not hasattr(block, "__dict__")
+    with pytest.raises(TypeError):
+        TextBlock("text", "hi")  # type: ignore[call-arg]
+
+
+ALL_RECORDS: list[tuple[type, str]] = [
+    (TextBlock, "text"),
+    (ToolCall, "tool_call"),
+    (UserMessage, "user"),
+    (AssistantMessage, "assistant"),
+    (ToolResultMessage, "tool_result"),
+    (TextDelta, "text_delta"),
+    (ToolCallEvent, "tool_call"),
+    (StreamDone, "done"),
+    (StreamFailed, "error"),
+    (StreamAborted, "aborted"),
+]
+
+
+@lab_1_1
+@pytest.mark.parametrize(("record", "tag"), ALL_RECORDS)
+def test_each_record_starts_with_its_literal_tag(record: type, tag: str) -> None:
+    first = dataclasses.fields(record)[0]
+    assert first.name in ("type", "role", "kind")
+    assert first.default == tag
+    params = getattr(record, "__dataclass_params__")
+    assert params.frozen
+    assert all(field.kw_only for field in dataclasses.fields(record))
+    assert "__slots__" in vars(record)
+
+
+@lab_1_1
+def test_a_tag_cannot_be_overridden() -> None:
+    with pytest.raises(ValueError, match=r"^UserMessage\.role must be 'user'$"):
+        UserMessage(role="assistant", content=())  # type: ignore[arg-type]
+
+
+@lab_1_1
+def test_fields_need_exact_types_not_subclasses() -> None:
+    class Str(str):
+        pass
+
+    with pytest.raises(TypeError, match=r"^TextBlock\.text must be a str, got Str$"):
+        TextBlock(text=Str("hi"))
+    with pytest.raises(TypeError, match=r"^ToolResultMessage\.is_error must be a bool, got int$"):
+        ToolResultMessage(id="r", tool_call_id="c", tool_name="t", content="", is_error=1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"^ToolCall\.id must not be empty$"):
+        ToolCall(id="", name="t", arguments=MappingProxyType({}))
+
+
+@lab_1_1
+def test_content_must_be_a_tuple_of_known_blocks() -> None:
+    with pytest.raises(TypeError, match=r"^UserMessage\.content must be a tuple, got list$"):
+        UserMessage(content=[TextBlock(text="hi")])  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError, match=r"^UserMessage\.content\[0\] must be one of TextBlock, got ToolCall$"
+    ):
+        UserMessage(content=(a_call(),))  # type: ignore[arg-type]
+
+
+@lab_1_1
+def test_a_faked_class_fools_isinstance_but_not_the_records() -> None:
+    class Impostor:
+        text = "hi"
+
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return TextBlock
+
+    impostor = Impostor()
+    assert isinstance(impostor, TextBlock)  # what a `match` class pattern would believe
+    with pytest.raises(
+        TypeError, match=r"^UserMessage\.content\[0\] must be one of TextBlock, got Impostor$"
+    ):
+        UserMessage(content=(impostor,))
+
+
+@lab_1_1
+def test_tool_call_constructor_takes_only_a_snapshot() -> None:
+    with pytest.raises(
+        TypeError,
+        match=r"^ToolCall\.arguments must be a JSON object snapshot, got dict; "
+        r"use ToolCall\.create$",
+    ):
+        ToolCall(id="c", name="t", arguments={"path": "x"})
+
+
+@lab_1_1
+def test_assistant_tool_calls_keep_their_order_and_ids_are_unique() -> None:
+    first, second = a_call("c1", "read_file"), a_call("c2", "write_file")
+    message = AssistantMessage(content=(first, TextBlock(text="and"), second))
+    assert message.tool_calls == (first, second)
+    with pytest.raises(ValueError, match=r"^AssistantMessage has two tool calls with id 'c1'$"):
+        AssistantMessage(content=(first, a_call("c1", "other")))
+
+
+@lab_1_1
+def test_describe_handles_every_message_kind() -> None:
+    user = UserMessage(content=(TextBlock(text="read "), TextBlock(text="notes")))
+    assistant = AssistantMessage(content=(TextBlock(text="sure"), a_call()))
+    result = ToolResultMessage(
+        id="tool-result-call-1",
+        tool_call_id="call-1",
+        tool_name="read_file",
+        content="hello",
+        is_error=True,
+    )
+    assert describe(user) == "user: read notes"
+    assert describe(assistant) == "assistant: sure [calls: read_file#call-1]"
+    assert describe(AssistantMessage(content=(TextBlock(text="done"),))) == "assistant: done"
+    assert describe(result) == "tool_result read_file#call-1 (error): hello"
+
+
+@lab_1_1
+def test_describe_event_and_result_handle_every_kind() -> None:
+    events: list[StreamEvent] = [TextDelta(text="he"), ToolCallEvent(call=a_call())]
+    assert [describe_event(e) for e in events] == [
+        "text_delta: 'he'",
+        "tool_call: read_file#call-1",
+    ]
+    results: list[StreamResult] = [
+        StreamDone(message=AssistantMessage(content=(TextBlock(text="ok"),))),
+        StreamFailed(code="PROVIDER_ERROR", message="bad record"),
+        StreamAborted(reason="user pressed stop"),
+    ]
+    assert [describe_result(r) for r in results] == [
+        "done: assistant: ok",
+        "error PROVIDER_ERROR: bad record",
+        "aborted: user pressed stop",
+    ]
+
+
+# --8<-- [start:assert-never-test]
+@lab_1_1
+def test_a_value_outside_the_union_reaches_assert_never() -> None:
+    # mypy proves this cannot happen in typed code; cast() lies to it on purpose.
+    stranger = cast(Message, "not a message")
+    with pytest.raises(AssertionError, match=r"^Expected code to be unreachable, but got: "):
+        describe(stranger)
+    with pytest.raises(AssertionError, match=r"^Expected code to be unreachable, but got: "):
+        describe_event(cast(StreamEvent, UserMessage(content=())))
+    with pytest.raises(AssertionError, match=r"^Expected code to be unreachable, but got: "):
+        describe_result(cast(StreamResult, TextDelta(text="x")))
+
+
+# --8<-- [end:assert-never-test]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 1.2: JSON snapshots
+# ---------------------------------------------------------------------------------------------
+
+
+@lab_1_2
+def test_snapshot_freezes_lists_into_tuples_and_dicts_into_read_only_views() -> None:
+    original: dict[str, Any] = {"path": "a.txt", "lines": [1, 2], "opts": {"force": True}}
+    snapshot = snapshot_json(original)
+    assert type(snapshot) is MappingProxyType
+    assert snapshot == {"path": "a.txt", "lines": (1, 2), "opts": {"force": True}}
+    assert type(snapshot["lines"]) is tuple
+    assert type(snapshot["opts"]) is MappingProxyType
+    with pytest.raises(TypeError):
+        snapshot["path"] = "b.txt"  # type: ignore[index]
+
+
+# --8<-- [start:independence-test]
+@lab_1_2
+def test_snapshot_is_independent_of_the_original() -> None:
+    original: dict[str, Any] = {"lines": [1, 2], "opts": {"force": True}}
+    snapshot = snapshot_json(original)
+    original["lines"].append(3)
+    original["opts"]["force"] = False
+    original["new"] = "key"
+    assert snapshot == {"lines": (1, 2), "opts": {"force": True}}
+
+
+# --8<-- [end:independence-test]
+
+
+@lab_1_2
+def test_snapshot_keeps_key_order_and_accepts_tuples_as_arrays() -> None:
+    snapshot = snapshot_json({"b": 1, "a": (None, 1.5, "x", False)})
+    assert type(snapshot) is MappingProxyType
+    assert list(snapshot) == ["b", "a"]
+    assert snapshot["a"] == (None, 1.5, "x", False)
+
+
+@lab_1_2
+def test_a_shared_value_that_is_not_a_cycle_is_copied_twice() -> None:
+    shared = [1]
+    assert snapshot_json([shared, shared]) == ((1,), (1,))
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (math.nan, r"^\$: NaN is not a JSON number$"),
+        ({"x": [1, math.inf]}, r"^\$\.x\[1\]: Infinity is not a JSON number$"),
+        ([-math.inf], r"^\$\[0\]: Infinity is not a JSON number$"),
+        ({1: "one"}, r"^\$: object keys must be str, got int$"),
+        ({"a": {None: 1}}, r"^\$\.a: object keys must be str, got NoneType$"),
+        ({"a b": {1, 2}}, r'^\$\["a b"\]: set is not a JSON type$'),
+        ([b"bytes"], r"^\$\[0\]: bytes is not a JSON type$"),
+        ([object()], r"^\$\[0\]: object is not a JSON type$"),
+        (frozenset(), r"^\$: frozenset is not a JSON type$"),
+        (MappingProxyType({}), r"^\$: mappingproxy is not a JSON type$"),
+        ({"n": 1 << MAX_JSON_INT_BITS}, r"^\$\.n: int of 4097 bits is larger than 4096 bits$"),
+    ],
+)
+@lab_1_2
+def test_snapshot_refuses_non_json_values_naming_the_path(value: object, message: str) -> None:
+    with pytest.raises(JsonSnapshotError, match=message):
+        snapshot_json(value)
+
+
+@lab_1_2
+def test_ints_up_to_the_bit_limit_are_accepted() -> None:
+    largest = (1 << MAX_JSON_INT_BITS) - 1
+    assert snapshot_json([largest, -largest]) == (largest, -largest)
+    assert json.loads(json.dumps(thaw_json(snapshot_json(largest)))) == largest
+
+
+@lab_1_2
+def test_subclasses_of_json_types_are_refused() -> None:
+    class Color(IntEnum):
+        RED = 1
+
+    class Text(str):
+        pass
+
+    class Number(float):
+        pass
+
+    class Items(list[int]):
+        pass
+
+    cases: list[tuple[object, str]] = [
+        ([Color.RED], r"^\$\[0\]: Color is a subclass of int; only int is accepted$"),
+        ({"k": Text("v")}, r"^\$\.k: Text is a subclass of str; only str is accepted$"),
+        ([Number(1.0)], r"^\$\[0\]: Number is a subclass of float; only float is accepted$"),
+        ({"k": Items()}, r"^\$\.k: Items is a subclass of list; only list is accepted$"),
+        ({Text("k"): 1}, r"^\$: object keys must be str, got Text$"),
+    ]
+    for value, message in cases:
+        with pytest.raises(JsonSnapshotError, match=message):
+            snapshot_json(value)
+
+
+# --8<-- [start:hostile-dict-test]
+@lab_1_2
+def test_a_dict_subclass_is_refused_without_running_its_methods() -> None:
+    calls: list[str] = []
+
+    class Hostile(dict[str, object]):
+        def __getitem__(self, key: str) -> object:
+            calls.append("__getitem__")
+            return "forged"
+
+        def items(self) -> Any:
+            calls.append("items")
+            return iter([("forged", True)])
+
+        def __iter__(self) -> Any:
+            calls.append("__iter__")
+            return iter(["forged"])
+
+        def keys(self) -> Any:
+            calls.append("keys")
+            return ["forged"]
+
+    with pytest.raises(
+        JsonSnapshotError, match=r"^\$\.args: Hostile is a subclass of dict; only dict is accepted$"
+    ):
+        snapshot_json({"args": Hostile(path="x")})
+    assert calls == []
+
+
+# --8<-- [end:hostile-dict-test]
+
+
+@lab_1_2
+def test_a_faked_class_does_not_pass_for_a_dict() -> None:
+    class Liar:
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return dict
+
+    assert isinstance(Liar(), dict)
+    with pytest.raises(JsonSnapshotError, match=r"^\$\[0\]: Liar is not a JSON type$"):
+        snapshot_json([Liar()])
+
+
+@lab_1_2
+def test_cycles_are_refused_with_both_paths() -> None:
+    loop: list[object] = [1]
+    loop.append(loop)
+    with pytest.raises(JsonSnapshotError, match=r"^\$\.items\[1\]: cycle back to \$\.items$"):
+        snapshot_json({"items": loop})
+    node: dict[str, object] = {}
+    node["self"] = {"parent": node}
+    with pytest.raises(JsonSnapshotError, match=r"^\$\.self\.parent: cycle back to \$$"):
+        snapshot_json(node)
+
+
+def nested_lists(depth: int) -> list[object]:
+    """Return ``depth`` lists, each holding the next one."""
+    top: list[object] = []
+    current = top
+    for _ in range(depth - 1):
+        inner: list[object] = []
+        current.append(inner)
+        current = inner
+    return top
+
+
+@lab_1_2
+def test_nesting_up_to_the_depth_limit_is_accepted_and_deeper_is_refused() -> None:
+    assert snapshot_json(nested_lists(MAX_JSON_DEPTH)) is not None
+    path = r"\$" + r"\[0\]" * MAX_JSON_DEPTH
+    with pytest.raises(
+        JsonSnapshotError, match=rf"^{path}: nested deeper than {MAX_JSON_DEPTH} containers$"
+    ):
+        snapshot_json(nested_lists(MAX_JSON_DEPTH + 1))
+    with pytest.raises(JsonSnapshotError, match=r"^\$\[0\]\[0\]: nested deeper than 2 containers$"):
+        snapshot_json(nested_lists(3), max_depth=2)
+
+
+@lab_1_2
+def test_ten_thousand_levels_give_a_snapshot_error_not_recursion_error() -> None:
+    deep_dict: dict[str, object] = {}
+    current = deep_dict
+    for _ in range(10_000):
+        inner: dict[str, object] = {}
+        current["k"] = inner
+        current = inner
+    for value in (nested_lists(10_000), deep_dict):
+        with pytest.raises(JsonSnapshotError, match=r"nested deeper than 64 containers$"):
+            snapshot_json(value)
+        # Even with the depth limit lifted, the walk itself must not recurse.
+        assert snapshot_json(value, max_depth=20_000) is not None
+
+
+@lab_1_2
+def test_a_shared_list_doubled_forty_times_hits_the_value_budget() -> None:
+    bomb: list[object] = []
+    for _ in range(40):
+        bomb = [bomb, bomb]  # 2**40 values if copied naively
+    with pytest.raises(JsonSnapshotError, match=r"^\$(\[[01]\])*: more than 1000 values$"):
+        snapshot_json(bomb, max_nodes=1000)
+
+
+@lab_1_2
+def test_snapshot_json_object_requires_an_object_at_the_top() -> None:
+    with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got list$"):
+        snapshot_json_object([])
+
+    class Mapping(dict[str, object]):
+        pass
+
+    with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got Mapping$"):
+        snapshot_json_object(Mapping())
+    assert snapshot_json_object({"a": [1]}) == {"a": (1,)}
+
+
+@lab_1_2
+def test_tool_call_create_snapshots_its_arguments() -> None:
+    arguments: dict[str, Any] = {"paths": ["a.txt"]}
+    call = ToolCall.create(id="c1", name="read_files", arguments=arguments)
+    arguments["paths"].append("b.txt")
+    assert call.arguments == {"paths": ("a.txt",)}
+    with pytest.raises(JsonSnapshotError, match=r"^\$\.x: NaN is not a JSON number$"):
+        ToolCall.create(id="c1", name="t", arguments={"x": math.nan})
+
+
+@lab_1_2
+def test_thaw_gives_fresh_mutable_copies() -> None:
+    snapshot = snapshot_json({"a": [1, {"b": 2}]})
+    first, second = thaw_json(snapshot), thaw_json(snapshot)
+    assert first == {"a": [1, {"b": 2}]}
+    assert type(first) is dict
+    assert first is not second
+    cast(dict[str, Any], first)["a"].append(3)
+    assert second == {"a": [1, {"b": 2}]}
+
+
+@lab_1_2
+def test_thaw_refuses_values_that_are_not_snapshots() -> None:
+    with pytest.raises(TypeError, match=r"^list is not part of a JSON snapshot$"):
+        thaw_json(cast(JsonValue, (1, [2])))
+
+
+# Hypothesis: any JSON-able value survives snapshot -> thaw -> json text -> parse unchanged.
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(1 << MAX_JSON_INT_BITS) + 1, max_value=(1 << MAX_JSON_INT_BITS) - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
+    ),
+    max_leaves=25,
+)
+
+
+@lab_1_2
+@settings(max_examples=150, deadline=None)
+@given(json_values)
+def test_snapshot_round_trips_through_json_text(value: object) -> None:
+    snapshot = snapshot_json(value)
+    assert json.loads(json.dumps(thaw_json(snapshot))) == value
+
+
+def every_container(value: JsonValue) -> list[JsonValue]:
+    found: list[JsonValue] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if type(item) is tuple:
+            found.append(item)
+            stack.extend(item)
+        elif type(item) is MappingProxyType:
+            found.append(item)
+            stack.extend(item.values())
+    return found
+
+
+@lab_1_2
+@settings(max_examples=100, deadline=None)
+@given(json_values)
+def test_every_container_in_a_snapshot_is_immutable(value: object) -> None:
+    for container in every_container(snapshot_json(value)):
+        assert type(container) in (tuple, MappingProxyType)
+        with pytest.raises(TypeError):
+            cast(Any, container)["k"] = 1
