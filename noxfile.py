@@ -109,3 +109,12 @@ def docs(session: nox.Session) -> None:
     """Build the site strictly: a broken link, anchor or include fails the build."""
     session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
     session.run("mkdocs", "build", "--strict", *session.posargs, env={"NO_MKDOCS_2_WARNING": "1"})
+
+
+@nox.session(default=False)
+def bench(session: nox.Session) -> None:
+    """Time one tool call through the harness, a baseline and four frameworks (a report, exit 0)."""
+    # The frameworks are installed here only, never in the course's own environments.
+    session.install(*nox.project.dependency_groups(PYPROJECT, "bench"))
+    session.install("-e", ".")
+    session.run("python", "bench/run.py", *session.posargs)
