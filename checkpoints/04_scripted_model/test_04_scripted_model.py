@@ -3,18 +3,50 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any, TypeVar
 
 import pytest
-from harness.abort import AbortController, AbortError, AbortSignal, SignalState
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from harness.abort import AbortController, AbortError, AbortSignal, SignalState
 
 # ---------------------------------------------------------------------------------------------
 # Lab 4.1: AbortController, AbortSignal, AbortError
 # ---------------------------------------------------------------------------------------------
 
+T = TypeVar("T")
+
 lab_4_1 = pytest.mark.lab("4.1")
+
+
+class _Tasks:
+    """Start tasks for one test; at teardown cancel and await them all.
+
+    Awaiting every task retrieves its exception, so a test that fails half way (on a lab stub,
+    say) never leaves an "exception was never retrieved" task behind it.
+    """
+
+    def __init__(self) -> None:
+        self._started: list[asyncio.Task[Any]] = []
+
+    def start(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+        task = asyncio.create_task(coroutine)
+        self._started.append(task)
+        return task
+
+    async def close(self) -> None:
+        for task in self._started:
+            task.cancel()
+        await asyncio.gather(*self._started, return_exceptions=True)
+
+
+@pytest.fixture
+async def tasks() -> AsyncIterator[_Tasks]:
+    started = _Tasks()
+    yield started
+    await started.close()
 
 
 class _Unraisable:
@@ -273,9 +305,9 @@ def test_exactly_the_listeners_not_removed_run_in_order(ops: list[tuple[bool, in
 
 
 @lab_4_1
-async def test_wait_aborted_returns_the_reason_and_leaves_no_listener() -> None:
+async def test_wait_aborted_returns_the_reason_and_leaves_no_listener(tasks: _Tasks) -> None:
     controller = AbortController()
-    waiter = asyncio.create_task(controller.signal.wait_aborted())
+    waiter = tasks.start(controller.signal.wait_aborted())
     await asyncio.sleep(0)
     assert controller.signal.listener_count == 1
     controller.abort("done")
@@ -293,9 +325,9 @@ async def test_wait_aborted_on_an_aborted_signal_returns_at_once() -> None:
 
 # --8<-- [start:cancelled-waiter]
 @lab_4_1
-async def test_cancelled_wait_removes_its_listener_and_propagates() -> None:
+async def test_cancelled_wait_removes_its_listener_and_propagates(tasks: _Tasks) -> None:
     controller = AbortController()
-    waiter = asyncio.create_task(controller.signal.wait_aborted())
+    waiter = tasks.start(controller.signal.wait_aborted())
     await asyncio.sleep(0)
     assert controller.signal.listener_count == 1
 
@@ -312,9 +344,9 @@ async def test_cancelled_wait_removes_its_listener_and_propagates() -> None:
 
 
 @lab_4_1
-async def test_many_waiters_all_wake_with_the_same_reason() -> None:
+async def test_many_waiters_all_wake_with_the_same_reason(tasks: _Tasks) -> None:
     controller = AbortController()
-    waiters = [asyncio.create_task(controller.signal.wait_aborted()) for _ in range(50)]
+    waiters = [tasks.start(controller.signal.wait_aborted()) for _ in range(50)]
     await asyncio.sleep(0)
     assert controller.signal.listener_count == 50
     waiters[7].cancel()
@@ -330,7 +362,7 @@ async def test_many_waiters_all_wake_with_the_same_reason() -> None:
 
 # --8<-- [start:deferred-cancel]
 @lab_4_1
-async def test_listener_defers_cancelling_the_running_task_to_the_loop() -> None:
+async def test_listener_defers_cancelling_the_running_task_to_the_loop(tasks: _Tasks) -> None:
     controller = AbortController()
     steps: list[str] = []
 
@@ -348,7 +380,7 @@ async def test_listener_defers_cancelling_the_running_task_to_the_loop() -> None
         finally:
             steps.append("cleaned up")
 
-    task = asyncio.create_task(worker())
+    task = tasks.start(worker())
     with pytest.raises(asyncio.CancelledError):
         await task
     assert steps == ["finished the synchronous step", "cleaned up"]
@@ -377,4 +409,7 @@ def test_controller_owns_one_signal_and_shows_it_in_repr() -> None:
     controller = AbortController()
     assert isinstance(controller.signal, AbortSignal)
     assert controller.signal is controller.signal
-    assert repr(controller) == "<AbortController signal=<AbortSignal state=open listeners=0>>"
+    controller.signal.add_listener(lambda _: None)
+    assert repr(controller) == "<AbortController signal=<AbortSignal state=open listeners=1>>"
+    controller.abort("shown")
+    assert repr(controller) == "<AbortController signal=<AbortSignal state=aborted listeners=0>>"
