@@ -449,6 +449,7 @@ def test_two_calls_with_one_id_are_refused() -> None:
     ) == ("INVALID_PROVIDER_RECORD", "line 1: tool call: id 'same' is used twice")
 
 
+# --8<-- [start:duplicate-keys]
 @lab_5_2
 def test_a_duplicate_key_in_arguments_is_refused_naming_call_and_line() -> None:
     # json.loads keeps the last of two equal keys without a word; a checker that read the first
@@ -460,6 +461,9 @@ def test_a_duplicate_key_in_arguments_is_refused_naming_call_and_line() -> None:
     )
     with pytest.raises(ProviderRecordError, match=r"^duplicate key 'b'$"):
         parse_tool_arguments('{"a": {"b": 1, "b": 2}}')
+
+
+# --8<-- [end:duplicate-keys]
 
 
 @lab_5_2
@@ -539,6 +543,7 @@ def split(text: str, cuts: list[int]) -> list[str]:
     return [text[start:end] for start, end in itertools.pairwise(bounds)]
 
 
+# --8<-- [start:any-split]
 @lab_5_2
 @settings(max_examples=60, deadline=None)
 @given(arguments=JSON_OBJECTS, data=st.data())
@@ -568,6 +573,9 @@ def test_any_split_of_the_arguments_text_assembles_the_same_tool_call(
     )
     assert from_openai == from_anthropic == expected
     assert thaw_json(from_openai.arguments) == arguments
+
+
+# --8<-- [end:any-split]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -729,6 +737,7 @@ ANTHROPIC_POOL = [
 ]
 
 
+# --8<-- [start:one-terminal]
 @lab_5_3
 @settings(max_examples=150, deadline=None)
 @given(
@@ -740,6 +749,9 @@ def test_whatever_the_records_do_exactly_one_terminal_event_comes_last(
 ) -> None:
     terminal(openai(*openai_records))
     terminal(anthropic(*anthropic_records))
+
+
+# --8<-- [end:one-terminal]
 
 
 @lab_5_3

@@ -189,7 +189,6 @@ class _Phase(enum.Enum):
     FINISHED = "finished"  # the terminal event was returned
 
 
-# --8<-- [start:adapter]
 class ProviderAdapter(ABC):
     """Read one provider's records in order; see the module docstring for the lifecycle."""
 
@@ -227,6 +226,7 @@ class ProviderAdapter(ABC):
         return (StreamDone(message=AssistantMessage(content=tuple(self._content))),)
         # END LAB 5.3
 
+    # --8<-- [start:step]
     def _step(self, read: Callable[[], object]) -> tuple[AdapterEvent, ...]:
         if self._phase is _Phase.FINISHED:
             raise RuntimeError(f"{type(self).__name__} is finished: no record may follow")
@@ -235,6 +235,8 @@ class ProviderAdapter(ABC):
             return self._accept(read())
         except ProviderRecordError as exc:  # refused, never skipped: the response fails here
             return (self._fail(exc.code, f"line {self._line}: {exc}"),)
+
+    # --8<-- [end:step]
 
     @abstractmethod
     def _accept(self, record: object) -> tuple[AdapterEvent, ...]:
@@ -281,9 +283,6 @@ class ProviderAdapter(ABC):
         call = draft.finish(if_empty=if_empty)
         self._content.append(call)
         return ToolCallEvent(call=call)
-
-
-# --8<-- [end:adapter]
 
 
 def _decode_line(line: bytes) -> object:
