@@ -1,0 +1,51 @@
+"""A pytest plugin for the scaffold runs: write each test's outcome and lab as JSON lines.
+
+Loaded with ``-p lab_outcomes_plugin`` in the subprocess that runs a practice folder's tests;
+the file named by ``PRACTICE_OUTCOMES`` receives one JSON object per line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Generator
+
+import pytest
+
+
+def _write(record: dict[str, object]) -> None:
+    with open(os.environ["PRACTICE_OUTCOMES"], "a", encoding="utf-8") as stream:
+        stream.write(json.dumps(record) + "\n")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if report.when == "call" or report.failed:
+        marker = item.get_closest_marker("lab")
+        excinfo = call.excinfo
+        _write(
+            {
+                "kind": "test",
+                "nodeid": item.nodeid,
+                "when": report.when,
+                "outcome": report.outcome,
+                "lab": None if marker is None else str(marker.args[0]),
+                "exception": None if excinfo is None else excinfo.typename,
+                "message": None if excinfo is None else str(excinfo.value),
+            }
+        )
+    return report
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        _write({"kind": "collect_error", "nodeid": report.nodeid, "message": str(report.longrepr)})
+
+
+def pytest_sessionfinish() -> None:
+    harness = sys.modules.get("harness")
+    _write({"kind": "harness", "file": None if harness is None else harness.__file__})

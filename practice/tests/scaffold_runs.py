@@ -1,0 +1,120 @@
+"""Run a practice folder's focused tests in a subprocess, the way the learner's nox session would.
+
+The subprocess uses this interpreter (``sys.executable -m pytest``), so no environment is
+built and nothing is downloaded. Its ``PYTHONPATH`` starts with a folder holding one link,
+``harness`` -> the practice folder's ``course/src``: a path entry is searched before the
+editable install's finder, so the learner's ``harness`` shadows the course's reference.
+``ScaffoldRun.harness_file`` records which one the run really imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from checkpoints.catalog import Checkpoint
+
+PLUGIN_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TestOutcome:
+    """One test's result in a scaffold run."""
+
+    __test__ = False  # not a test class, whatever its name
+
+    nodeid: str
+    when: str
+    outcome: str  # "passed", "failed" or "skipped"
+    lab: str | None
+    exception: str | None  # the exception's type name, when it raised
+    message: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScaffoldRun:
+    """What one subprocess run of a practice folder's tests saw."""
+
+    returncode: int
+    outcomes: tuple[TestOutcome, ...]
+    collect_errors: tuple[str, ...]
+    harness_file: str | None
+    output: str
+
+    def failed(self) -> list[TestOutcome]:
+        """Return the outcomes that are not passes."""
+        return [o for o in self.outcomes if o.outcome != "passed"]
+
+
+def focused_test_paths(folder: Path, chosen: Sequence[Checkpoint]) -> list[str]:
+    """Return the focused test files of ``chosen`` as paths relative to ``folder``."""
+    return [f"checkpoints/{c.name}/{c.test_file.name}" for c in chosen]
+
+
+def run_focused_tests(folder: Path, files: Sequence[str], work: Path) -> ScaffoldRun:
+    """Run ``files`` (relative to ``folder``) with the folder's own harness; ``work`` is scratch."""
+    work.mkdir(parents=True, exist_ok=True)
+    link_dir = work / "pythonpath"
+    if link_dir.exists():
+        shutil.rmtree(link_dir)
+    link_dir.mkdir()
+    (link_dir / "harness").symlink_to(folder / "course" / "src", target_is_directory=True)
+    outcomes_file = work / "outcomes.jsonl"
+    outcomes_file.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(link_dir), str(PLUGIN_DIR)]),
+        "PRACTICE_OUTCOMES": str(outcomes_file),
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "lab_outcomes_plugin",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--tb=short",
+            *files,
+        ],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    records = [
+        json.loads(line)
+        for line in (
+            outcomes_file.read_text(encoding="utf-8").splitlines() if outcomes_file.exists() else []
+        )
+    ]
+    harness = [r["file"] for r in records if r["kind"] == "harness"]
+    return ScaffoldRun(
+        returncode=completed.returncode,
+        outcomes=tuple(
+            TestOutcome(
+                nodeid=r["nodeid"],
+                when=r["when"],
+                outcome=r["outcome"],
+                lab=r["lab"],
+                exception=r["exception"],
+                message=r["message"],
+            )
+            for r in records
+            if r["kind"] == "test"
+        ),
+        collect_errors=tuple(r["message"] for r in records if r["kind"] == "collect_error"),
+        harness_file=harness[0] if harness else None,
+        output=completed.stdout + completed.stderr,
+    )

@@ -1,0 +1,361 @@
+"""The practice folder, made from a small synthetic course: layout, refusals, atomicity, runs."""
+
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from checkpoints.catalog import load_catalog
+from practice.cli import main
+from practice.commands import CommandError, checkpoints_through, find_lab, hint_text
+from practice.regions import LabMarkerError
+from practice.scaffold import PracticeError, make_practice_folder
+from practice.tests.fake_course import write_fake_course
+from practice.tests.scaffold_runs import focused_test_paths, run_focused_tests
+
+PRACTICE = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    return write_fake_course(tmp_path / "course")
+
+
+def files_under(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()}
+
+
+def test_folder_holds_earlier_code_skeletons_tests_and_commands(
+    course: Path, tmp_path: Path
+) -> None:
+    made = make_practice_folder(course, "02", tmp_path / "p02")
+    assert made == (tmp_path / "p02").resolve()
+    assert files_under(made) == {
+        ".gitignore",
+        "LEARNING.md",
+        "noxfile.py",
+        "pyproject.toml",
+        "practice/commands.py",
+        "course/src/__init__.py",
+        "course/src/py.typed",
+        "course/src/intro.py",
+        "course/src/counter.py",
+        "course/src/greeter.py",
+        "checkpoints/catalog.py",
+        "checkpoints/conftest.py",
+        "checkpoints/00_intro/checkpoint.toml",
+        "checkpoints/00_intro/test_00_intro.py",
+        "checkpoints/01_counter/checkpoint.toml",
+        "checkpoints/01_counter/test_01_counter.py",
+        "checkpoints/02_greeter/checkpoint.toml",
+        "checkpoints/02_greeter/test_02_greeter.py",
+    }
+
+
+def test_earlier_modules_tests_and_machinery_are_copied_unchanged(
+    course: Path, tmp_path: Path
+) -> None:
+    made = make_practice_folder(course, "02", tmp_path / "p02")
+    same = [
+        "course/src/__init__.py",
+        "course/src/py.typed",
+        "course/src/intro.py",
+        "course/src/counter.py",  # verbatim: its markers and snippet comments stay
+        "checkpoints/catalog.py",
+        "checkpoints/conftest.py",
+        "checkpoints/01_counter/test_01_counter.py",
+        "checkpoints/02_greeter/test_02_greeter.py",
+        "checkpoints/02_greeter/checkpoint.toml",
+    ]
+    for name in same:
+        assert filecmp.cmp(course / name, made / name, shallow=False), name
+    assert filecmp.cmp(PRACTICE / "commands.py", made / "practice/commands.py", shallow=False)
+    assert filecmp.cmp(PRACTICE / "templates/noxfile.py", made / "noxfile.py", shallow=False)
+
+
+def test_target_modules_are_skeletons_without_markers_or_reference_code(
+    course: Path, tmp_path: Path
+) -> None:
+    made = make_practice_folder(course, "01", tmp_path / "p01")
+    text = (made / "course/src/counter.py").read_text(encoding="utf-8")
+    assert "LAB" not in text.replace("TODO(Lab", "").replace('"Lab ', "")
+    assert "--8<--" not in text
+    assert "_words_of" not in text
+    assert "new_value" not in text
+    assert text.count("raise NotImplementedError(") == 2
+    assert (
+        '"Lab 1.1: Increment the counter up to LIMIT — see docs/checkpoints/01_counter.md"' in text
+    )
+    assert "class CounterError(ValueError):" in text
+    assert 'LIMIT = 10\n_WORD = re.compile(r"\\w+")' in text
+
+
+def test_observe_checkpoint_is_copied_as_it_is(course: Path, tmp_path: Path) -> None:
+    made = make_practice_folder(course, "0", tmp_path / "p00")
+    assert filecmp.cmp(course / "course/src/intro.py", made / "course/src/intro.py", shallow=False)
+    assert not (made / "course/src/counter.py").exists()
+    assert "observe checkpoint: there is nothing to implement" in (made / "LEARNING.md").read_text(
+        encoding="utf-8"
+    )
+
+
+def test_pyproject_maps_the_source_folder_to_harness_with_the_course_test_tools(
+    course: Path, tmp_path: Path
+) -> None:
+    made = make_practice_folder(course, "02", tmp_path / "p02")
+    practice = tomllib.loads((made / "pyproject.toml").read_text(encoding="utf-8"))
+    reference = tomllib.loads((course / "pyproject.toml").read_text(encoding="utf-8"))
+    assert practice["tool"]["setuptools"]["package-dir"] == {"harness": "course/src"}
+    assert practice["dependency-groups"] == {"test": reference["dependency-groups"]["test"]}
+    assert practice["build-system"] == reference["build-system"]
+    expected_pytest = {**reference["tool"]["pytest"]["ini_options"], "testpaths": ["checkpoints"]}
+    assert practice["tool"]["pytest"]["ini_options"] == expected_pytest
+    assert practice["project"]["name"] == "harness-practice-02"
+
+
+def test_learning_guide_names_labs_command_page_and_hints(course: Path, tmp_path: Path) -> None:
+    made = make_practice_folder(course, "02", tmp_path / "p02")
+    guide = (made / "LEARNING.md").read_text(encoding="utf-8")
+    assert guide.startswith("# Practice: checkpoint 02 — Greeter\n")
+    assert (
+        "- **Lab 2.1** — Greet a person by name.  \n  where: `course/src/greeter.py`: `greet()`"
+        in guide
+    )
+    assert "- **Lab 2.2** — Spell a name, one letter at a time." in guide
+    assert "nox -s checkpoint -- 02\n" in guide
+    assert "`docs/checkpoints/02_greeter.md`" in guide
+    assert "nox -s hint -- 2.1\n" in guide
+    assert "nox -s progress" in guide
+    assert "$" not in guide
+
+
+def test_fixtures_are_copied_when_a_copied_file_reads_them(course: Path, tmp_path: Path) -> None:
+    (course / "course/fixtures").mkdir()
+    (course / "course/fixtures/records.jsonl").write_text("{}\n", encoding="utf-8")
+    assert not (make_practice_folder(course, "02", tmp_path / "a") / "course/fixtures").exists()
+    test = course / "checkpoints/02_greeter/test_02_greeter.py"
+    test.write_text(
+        test.read_text(encoding="utf-8") + "\nFIXTURES = 'course/fixtures'\n", encoding="utf-8"
+    )
+    made = make_practice_folder(course, "02", tmp_path / "b")
+    assert (made / "course/fixtures/records.jsonl").read_text(encoding="utf-8") == "{}\n"
+
+
+def test_an_empty_existing_folder_is_used(course: Path, tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    made = make_practice_folder(course, "01", tmp_path / "empty")
+    assert (made / "LEARNING.md").exists()
+
+
+def siblings(tmp_path: Path) -> set[str]:
+    return {p.name for p in tmp_path.iterdir()}
+
+
+def test_a_folder_that_is_not_empty_is_refused_and_left_alone(course: Path, tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.py").write_text("keep me\n", encoding="utf-8")
+    before = siblings(tmp_path)
+    with pytest.raises(PracticeError, match=r"/work exists and is not empty: nothing was written"):
+        make_practice_folder(course, "02", work)
+    assert files_under(work) == {"mine.py"}
+    assert (work / "mine.py").read_text(encoding="utf-8") == "keep me\n"
+    assert siblings(tmp_path) == before
+
+
+def test_a_file_is_refused(course: Path, tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    with pytest.raises(
+        PracticeError, match=r"/file exists and is not a folder: nothing was written$"
+    ):
+        make_practice_folder(course, "02", tmp_path / "file")
+
+
+@pytest.mark.parametrize("inside", [".", "checkpoints/new", "course/src/p02"])
+def test_a_folder_inside_the_course_is_refused(course: Path, inside: str) -> None:
+    before = files_under(course)
+    with pytest.raises(PracticeError, match=r"is inside the course repository"):
+        make_practice_folder(course, "02", course / inside)
+    assert files_under(course) == before
+
+
+def test_a_missing_parent_is_refused(course: Path, tmp_path: Path) -> None:
+    with pytest.raises(PracticeError, match=r"/missing does not exist: create it first$"):
+        make_practice_folder(course, "02", tmp_path / "missing" / "p02")
+
+
+@pytest.mark.parametrize("number", ["7", "x", "", "-1"])
+def test_an_unknown_checkpoint_is_refused_with_the_list(
+    course: Path, tmp_path: Path, number: str
+) -> None:
+    with pytest.raises(PracticeError) as caught:
+        make_practice_folder(course, number, tmp_path / "p")
+    assert str(caught.value).startswith(
+        f"no checkpoint {number!r}\n\nusage: nox -s practice -- NN DIR"
+    )
+    assert "  00  Intro (observe: nothing to implement)\n  01  Counter\n  02  Greeter" in str(
+        caught.value
+    )
+    assert not (tmp_path / "p").exists()
+
+
+def test_a_failure_half_way_leaves_nothing(course: Path, tmp_path: Path) -> None:
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    seen: list[Path] = []
+
+    def fail(staging: Path) -> None:
+        seen.append(staging)
+        assert (staging / "LEARNING.md").exists()
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match=r"^disk full$"):
+        make_practice_folder(course, "02", parent / "p02", before_publish=fail)
+    assert seen
+    assert seen[0].parent == parent
+    assert list(parent.iterdir()) == []
+
+
+def test_a_broken_marker_in_the_target_is_an_error_naming_file_and_line(
+    course: Path, tmp_path: Path
+) -> None:
+    module = course / "course/src/greeter.py"
+    module.write_text(
+        module.read_text(encoding="utf-8").replace("    # END LAB 2.1\n", ""), encoding="utf-8"
+    )
+    with pytest.raises(LabMarkerError) as caught:
+        make_practice_folder(course, "02", tmp_path / "p02")
+    assert str(caught.value) == (
+        "course/src/greeter.py:20: BEGIN LAB 2.2 inside the region of LAB 2.1 opened at "
+        "line 14: regions do not nest"
+    )
+    assert list(tmp_path.iterdir()) == [course]
+
+
+def test_a_lab_without_a_region_is_an_error(course: Path, tmp_path: Path) -> None:
+    module = course / "course/src/greeter.py"
+    text = module.read_text(encoding="utf-8")
+    module.write_text(re.sub(r"(?m)^ *# (BEGIN|END) LAB 2\.2\n", "", text), encoding="utf-8")
+    with pytest.raises(LabMarkerError, match=r"lab 2\.2 of checkpoint 02 has no marked region$"):
+        make_practice_folder(course, "02", tmp_path / "p02")
+    assert list(tmp_path.iterdir()) == [course]
+
+
+def test_command_line_takes_a_relative_folder_from_where_it_was_invoked(
+    course: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["2", "p02"], invoked_from=tmp_path, course_root=course) == 0
+    assert (tmp_path / "p02" / "LEARNING.md").exists()
+    out = capsys.readouterr().out
+    assert f"cd {(tmp_path / 'p02').resolve()}\n    nox -s checkpoint -- 02\n" in out
+
+
+@pytest.mark.parametrize("args", [[], ["02"], ["02", "a", "b"], ["two", "p"], ["09", "p"]])
+def test_command_line_answers_bad_arguments_with_the_usage(
+    course: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str]
+) -> None:
+    assert main(args, invoked_from=tmp_path, course_root=course) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("practice: ")
+    assert "usage: nox -s practice -- NN DIR" in error
+    assert "  01  Counter\n" in error
+    assert list(tmp_path.iterdir()) == [course]
+
+
+def test_command_line_reports_a_marker_error(
+    course: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    module = course / "course/src/counter.py"
+    module.write_text(module.read_text(encoding="utf-8") + "# END LAB 1.1\n", encoding="utf-8")
+    assert main(["01", "p"], invoked_from=tmp_path, course_root=course) == 1
+    assert capsys.readouterr().err.startswith(
+        "practice: a lab marker of the course is wrong: course/src/counter.py:"
+    )
+
+
+def test_hint_names_the_lab_its_hint_and_its_page(course: Path) -> None:
+    catalog = load_catalog(course / "checkpoints")
+    expected = (
+        "Lab 1.2 (01 Counter): Count the words of a text.\n\n"
+        "Hint: A regular expression finds the words.\n\n"
+        "The lesson page: docs/checkpoints/01_counter.md (section 'Build it')."
+    )
+    assert hint_text(catalog, ["1.2"]) == expected
+    assert hint_text(catalog, ["01.2"]) == expected
+    assert find_lab(catalog, "1.3") is None
+
+
+@pytest.mark.parametrize("args", [[], ["1.9"], ["1"], ["1.1", "1.2"], ["x.y"]])
+def test_hint_with_bad_arguments_lists_the_labs(course: Path, args: list[str]) -> None:
+    with pytest.raises(CommandError) as caught:
+        hint_text(load_catalog(course / "checkpoints"), args)
+    assert "usage: nox -s hint -- N.M" in str(caught.value)
+    assert "  2.2   Spell a name, one letter at a time." in str(caught.value)
+
+
+def test_checkpoint_command_in_a_practice_folder_runs_prerequisites_too(course: Path) -> None:
+    catalog = load_catalog(course / "checkpoints")
+    assert [c.number for c in checkpoints_through(catalog, ["01"])] == ["00", "01"]
+    assert [c.number for c in checkpoints_through(catalog, ["2"])] == ["00", "01", "02"]
+    assert [c.number for c in checkpoints_through(catalog, ["all"])] == ["00", "01", "02"]
+    for bad in ([], ["03"], ["1", "2"], ["x"]):
+        with pytest.raises(CommandError, match=r"^usage: nox -s checkpoint -- NN"):
+            checkpoints_through(catalog, bad)
+
+
+def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_started(
+    course: Path, tmp_path: Path
+) -> None:
+    made = make_practice_folder(course, "02", tmp_path / "p02")
+    catalog = load_catalog(made / "checkpoints")
+    run = run_focused_tests(made, focused_test_paths(made, catalog), tmp_path / "run")
+    # The run imported the folder's own harness, not the course's installed reference.
+    assert run.harness_file is not None
+    assert Path(run.harness_file).resolve() == made / "course/src/__init__.py"
+    assert run.collect_errors == ()
+    assert [(o.lab, o.outcome) for o in run.outcomes] == [
+        (None, "passed"),
+        ("1.1", "passed"),
+        ("1.1", "passed"),
+        ("1.2", "passed"),
+        ("2.1", "failed"),
+        ("2.2", "failed"),
+    ]
+    assert all(o.exception == "NotImplementedError" for o in run.failed())
+    assert [o.message for o in run.failed()] == [
+        "Lab 2.1: Greet a person by name — see docs/checkpoints/02_greeter.md",
+        "Lab 2.2: Spell a name, one letter at a time — see docs/checkpoints/02_greeter.md",
+    ]
+    assert "Lab 2.1   not started  (1 tests)" in run.output
+    assert "Lab 2.2   not started  (1 tests)" in run.output
+    assert "Lab 1.1   passing      (2 tests)" in run.output
+
+    for module in ("greeter.py",):  # the learner's work, here the reference, copied back in
+        shutil.copyfile(course / "course/src" / module, made / "course/src" / module)
+    run = run_focused_tests(made, focused_test_paths(made, catalog), tmp_path / "run")
+    assert run.returncode == 0, run.output
+    assert [o.outcome for o in run.outcomes] == ["passed"] * 6
+    assert "Lab 2.2   passing      (1 tests)" in run.output
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nox") is None, reason="nox is not installed here")
+def test_the_folder_noxfile_prints_a_hint(course: Path, tmp_path: Path) -> None:
+    made = make_practice_folder(course, "02", tmp_path / "p02")
+    completed = subprocess.run(
+        [sys.executable, "-m", "nox", "--no-color", "-s", "hint", "--", "2.2"],
+        cwd=made,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "Hint: An async generator: async def with a yield in a loop." in completed.stdout
