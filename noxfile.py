@@ -118,3 +118,47 @@ def bench(session: nox.Session) -> None:
     session.install(*nox.project.dependency_groups(PYPROJECT, "bench"))
     session.install("-e", ".")
     session.run("python", "bench/run.py", *session.posargs)
+
+
+@nox.session(python=False, default=False, tags=["learner"])
+def practice(session: nox.Session) -> None:
+    """Make a practice folder to rebuild one checkpoint in: nox -s practice -- 06 DIR."""
+    # Standard library only, in nox's own interpreter: no environment, nothing downloaded.
+    from practice.cli import main
+
+    status = main(session.posargs, invoked_from=Path(session.invoked_from))
+    if status != 0:
+        session.error("no practice folder was made (see the message above)")
+
+
+@nox.session(python=False, default=False, tags=["learner"])
+def hint(session: nox.Session) -> None:
+    """Print the hint of one lab from its manifest: nox -s hint -- 6.2."""
+    from practice.commands import CommandError, hint_text
+
+    try:
+        text = hint_text(load_catalog(), session.posargs)
+    except CommandError as exc:
+        session.error(str(exc))
+    print(text)
+
+
+@nox.session(default=False)
+def docs_check(session: nox.Session) -> None:
+    """Open the built site in headless Chromium with the network off: diagrams, search, requests."""
+    import os
+    import shutil
+
+    # Debian's Chromium, driven by the playwright package: `playwright install` is never run.
+    chromium = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if chromium is None:
+        session.error("needs Chromium on PATH (Debian: apt-get install chromium) or $CHROMIUM")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"), "playwright>=1.55,<2")
+    session.run("python", "docs_tools/vendor_mermaid.py", "check")
+    site = Path(session.create_tmp()) / "site"
+    session.run(
+        "mkdocs", "build", "--strict", "--site-dir", str(site), env={"NO_MKDOCS_2_WARNING": "1"}
+    )
+    session.run(
+        "python", "docs_tools/site_check.py", str(site), "--chromium", chromium, *session.posargs
+    )
