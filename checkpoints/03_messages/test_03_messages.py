@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -480,6 +481,23 @@ def test_changing_the_json_copy_leaves_the_record_alone() -> None:
 def test_message_from_json_reads_what_message_to_json_wrote() -> None:
     message = UserMessage(content=(TextBlock(text="a"), TextBlock(text="b")))
     assert message_from_json(json.loads(json.dumps(message_to_json(message)))) == message
+
+
+EXAMPLE_TRANSCRIPT = Path(__file__).with_name("example_transcript.json")
+
+
+@lab_3_3
+def test_the_example_transcript_on_the_page_reads_back_exactly() -> None:
+    data = json.loads(EXAMPLE_TRANSCRIPT.read_text(encoding="utf-8"))
+    transcript = transcript_from_json(data)
+    assert [type(m) for m in transcript] == [
+        UserMessage,
+        AssistantMessage,
+        ToolResultMessage,
+        AssistantMessage,
+    ]
+    assert pending_tool_calls(transcript) == ()
+    assert transcript_to_json(transcript) == data
 
 
 @lab_3_3
