@@ -1,0 +1,1 @@
+"""Tools that build and check the course website (see docs/instructors.md)."""
