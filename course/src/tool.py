@@ -1,0 +1,1254 @@
+"""Turn a model's proposed tool call into a validated, cancellable, linked tool result.
+
+Theory of operation
+-------------------
+A model never runs anything: it *proposes* a call, a name and some JSON arguments. This module
+owns the boundary where our code decides what happens to that proposal:
+
+1. ``define_tool`` snapshots a definition (name, description, validate, execute) into a frozen
+   ``ToolDefinition``; ``ToolRegistry`` owns the definitions one run may use.
+2. ``execute_tool_call`` checks the signal, snapshots the call, looks the tool up, asks the
+   tool's synchronous ``validate`` for a decision, awaits ``execute`` while an abort can cancel
+   it, serializes the output within fixed budgets, and publishes one frozen
+   ``ToolResultMessage`` linked to the call.
+
+Everything that can go wrong *because of the call or the tool* becomes an error result that the
+model reads on its next turn (five codes). Cancellation is different: the call raises the abort
+reason and publishes nothing. Programmer errors raise ``ToolContractError`` (four codes), and a
+tool that must stop the whole run raises a genuine ``NonRecoverableToolError``.
+
+Nothing here trusts an object it did not make. Fields are read from an object's own ``__dict__``
+through the type's real descriptors, types are compared with ``type(x) is ...`` (a faked
+``__class__`` fools ``isinstance``), and no ``__str__``, ``__repr__``, property or collection
+method of a foreign object is called.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CIRCULAR_MARKER",
+    "CONTRACT_CODES",
+    "DUPLICATE_TOOL_NAME",
+    "INVALID_TOOL_BATCH",
+    "INVALID_TOOL_CALL",
+    "INVALID_TOOL_DEFINITION",
+    "MAX_CONTENT_CODE_POINTS",
+    "MAX_OUTPUT_COLLECTION_VISITS",
+    "MAX_OUTPUT_DEPTH",
+    "MAX_OUTPUT_INT_BITS",
+    "MAX_OUTPUT_NODES",
+    "MAX_OUTPUT_STRING_CODE_POINTS",
+    "RESULT_CODES",
+    "TOOL_ARGUMENTS_INVALID",
+    "TOOL_EXECUTION_FAILED",
+    "TOOL_NOT_FOUND",
+    "TOOL_OUTPUT_SERIALIZATION_FAILED",
+    "TOOL_VALIDATION_FAILED",
+    "TRUNCATION_MARKER",
+    "Accepted",
+    "Decision",
+    "Field",
+    "NonRecoverableToolError",
+    "Rejected",
+    "ToolContext",
+    "ToolContractError",
+    "ToolDefinition",
+    "ToolOutputError",
+    "ToolRegistry",
+    "ToolSpec",
+    "accept",
+    "boolean",
+    "cap_content",
+    "choice",
+    "define_tool",
+    "execute_tool_call",
+    "integer",
+    "list_of",
+    "number",
+    "object_schema",
+    "optional",
+    "positive_integer",
+    "reject",
+    "serialize_output",
+    "string",
+]
+
+import asyncio
+import enum
+import json
+import math
+import sys
+import types
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from itertools import islice
+from typing import Any, Final, Literal, TypeAlias, TypedDict, cast
+
+from harness.abort import AbortSignal
+from harness.protocol import (
+    JsonObject,
+    JsonSnapshotError,
+    ToolCall,
+    ToolResultMessage,
+    snapshot_json_object,
+    thaw_json,
+)
+
+# --8<-- [start:codes]
+# What the model reads back: every recoverable outcome of a call has one of these codes.
+TOOL_NOT_FOUND: Final = "TOOL_NOT_FOUND"
+TOOL_ARGUMENTS_INVALID: Final = "TOOL_ARGUMENTS_INVALID"
+TOOL_VALIDATION_FAILED: Final = "TOOL_VALIDATION_FAILED"
+TOOL_EXECUTION_FAILED: Final = "TOOL_EXECUTION_FAILED"
+TOOL_OUTPUT_SERIALIZATION_FAILED: Final = "TOOL_OUTPUT_SERIALIZATION_FAILED"
+RESULT_CODES: Final = frozenset(
+    {
+        TOOL_NOT_FOUND,
+        TOOL_ARGUMENTS_INVALID,
+        TOOL_VALIDATION_FAILED,
+        TOOL_EXECUTION_FAILED,
+        TOOL_OUTPUT_SERIALIZATION_FAILED,
+    }
+)
+
+# What the programmer reads: misuse of the contract raises ToolContractError with one of these.
+INVALID_TOOL_DEFINITION: Final = "INVALID_TOOL_DEFINITION"
+INVALID_TOOL_BATCH: Final = "INVALID_TOOL_BATCH"
+DUPLICATE_TOOL_NAME: Final = "DUPLICATE_TOOL_NAME"
+INVALID_TOOL_CALL: Final = "INVALID_TOOL_CALL"
+CONTRACT_CODES: Final = frozenset(
+    {INVALID_TOOL_DEFINITION, INVALID_TOOL_BATCH, DUPLICATE_TOOL_NAME, INVALID_TOOL_CALL}
+)
+# --8<-- [end:codes]
+
+# --8<-- [start:limits]
+MAX_CONTENT_CODE_POINTS: Final = 4096  # the whole content, marker included
+TRUNCATION_MARKER: Final = "\n[Tool output truncated]"
+MAX_OUTPUT_DEPTH: Final = 32  # containers nested deeper than this are not entered
+MAX_OUTPUT_NODES: Final = 128  # values written: containers, scalars and cycle markers
+MAX_OUTPUT_COLLECTION_VISITS: Final = 256  # list items and dict entries read
+MAX_OUTPUT_STRING_CODE_POINTS: Final = 4096  # per string and per key
+MAX_OUTPUT_INT_BITS: Final = 4096
+CIRCULAR_MARKER: Final = "[Circular]"
+# --8<-- [end:limits]
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors. A contract error is a bug in the caller; a non-recoverable error stops the run.
+# ---------------------------------------------------------------------------------------------
+
+
+class ToolContractError(Exception):
+    """Raised when the caller breaks the tool contract; ``code`` is one of CONTRACT_CODES.
+
+    Only this module raises it. A tool that raises one is just a failing tool: execute_tool_call
+    turns it into a TOOL_EXECUTION_FAILED result like any other exception.
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        if code not in CONTRACT_CODES:
+            raise ValueError(f"unknown contract code {code!r}")
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+# --8<-- [start:genuine]
+# Genuine NonRecoverableToolErrors, by id, wherever their class came from. The registry lives on
+# the sys module, under a key that is not an identifier, so that importlib.reload(harness.tool),
+# which makes a *new* class, still recognises errors built by the old one, and subclasses too.
+# It is not a security boundary: any code in the process can call the real constructor, or
+# find this registry. It only tells an error that was constructed from one that was forged.
+_GENUINE_ERRORS_KEY: Final = "harness.tool:genuine-non-recoverable-errors"
+
+
+def _genuine_errors() -> weakref.WeakValueDictionary[int, BaseException]:
+    """Return the process-wide registry of genuine non-recoverable errors, creating it once."""
+    registry = vars(sys).setdefault(_GENUINE_ERRORS_KEY, weakref.WeakValueDictionary())
+    return cast("weakref.WeakValueDictionary[int, BaseException]", registry)
+
+
+class NonRecoverableToolError(Exception):
+    """Raised by a tool to stop the whole agent run instead of reporting an error result.
+
+    Only an instance made by this constructor (subclasses must call ``super().__init__``)
+    escapes execute_tool_call; a look-alike is an ordinary TOOL_EXECUTION_FAILED.
+    """
+
+    def __init__(self, message: str) -> None:
+        # super() itself refuses a `self` that is not one of ours, so calling this __init__ on
+        # some other exception cannot register it.
+        super().__init__(message)
+        self.message = message
+        _genuine_errors()[id(self)] = self
+
+
+def _is_genuine_non_recoverable(exc: BaseException) -> bool:
+    """Return True iff ``exc`` was built by NonRecoverableToolError's constructor."""
+    # By id, then identity: no __hash__ or __eq__ of the candidate runs, and an id reused after
+    # a genuine error died cannot match, because its entry died with it.
+    return _genuine_errors().get(id(exc)) is exc
+
+
+# --8<-- [end:genuine]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading objects we do not trust. `obj.attr`, `vars(obj)`, `type(obj).__name__` and
+# `isinstance` can all run code that the object's class chose; these helpers go through the
+# descriptors of `type` and `object` themselves, which are written in C and run nothing else.
+# ---------------------------------------------------------------------------------------------
+
+# --8<-- [start:safe-reading]
+_mro_of: Final = type.__dict__["__mro__"].__get__  # a class's real MRO tuple
+_class_dict_of: Final = type.__dict__["__dict__"].__get__  # a class's real namespace
+_name_of: Final = type.__dict__["__name__"].__get__  # a class's real name
+_args_of: Final = BaseException.__dict__["args"].__get__  # an exception's real args tuple
+_DICT_SLOTS: Final = (types.GetSetDescriptorType, types.MemberDescriptorType)
+
+
+def _type_name(value: object) -> str:
+    """Return the name of ``value``'s class without asking the class (or its metaclass)."""
+    name = _name_of(type(value))
+    return name if type(name) is str else "object"
+
+
+def _class_attribute(cls: type, name: str) -> object | None:
+    """Return what the class namespaces along the MRO hold under ``name``, without calling it."""
+    for klass in _mro_of(cls):
+        found: object = _class_dict_of(klass).get(name)
+        if found is not None:
+            return found
+    return None
+
+
+def _own_attributes(value: object) -> dict[str, object] | None:
+    """Return the instance ``__dict__`` of ``value``, or None if it has no plain one."""
+    # vars(value) would look `__dict__` up on the object, and a class may answer with a
+    # property. Here we fetch the slot from the class namespaces and accept it only if it is the
+    # C descriptor Python itself puts there.
+    slot = _class_attribute(type(value), "__dict__")
+    if type(slot) not in _DICT_SLOTS:
+        return None
+    try:
+        own = cast("Any", slot).__get__(value, type(value))
+    except (TypeError, AttributeError):  # a descriptor taken from some other class
+        return None
+    return own if type(own) is dict else None
+
+
+def _read_exact_keys(
+    fields: dict[object, object], wanted: tuple[str, ...], what: str, code: str
+) -> tuple[object, ...]:
+    """Return the values of exactly the ``wanted`` keys of a plain dict, each read once."""
+    # Key types first: comparing or hashing a foreign key object could run its code.
+    for key in fields:
+        if type(key) is not str:
+            raise ToolContractError(code, f"{what} keys must be str, got {_type_name(key)}")
+    missing = [key for key in wanted if key not in fields]
+    if missing:
+        raise ToolContractError(code, f"{what} is missing {missing[0]!r}")
+    unknown = [key for key in fields if key not in wanted]
+    if unknown:
+        raise ToolContractError(code, f"{what} has unknown field {unknown[0]!r}")
+    return tuple(fields[key] for key in wanted)
+
+
+def _describe_exception(exc: BaseException) -> str:
+    """Return ``"TypeName: first argument"`` without running the exception's own code."""
+    # str(exc) would call a __str__ the exception's author wrote. The args tuple is read through
+    # BaseException's own descriptor, and only an exact str argument is shown.
+    args = _args_of(exc)
+    name = _type_name(exc)
+    if args and type(args[0]) is str and args[0]:
+        return f"{name}: {args[0][:MAX_OUTPUT_STRING_CODE_POINTS]}"
+    return name
+
+
+# --8<-- [end:safe-reading]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 6.1: validators. A validator turns untrusted arguments into a decision, synchronously and
+# without side effects, and carries the JSON Schema that tells the model what it accepts.
+# ---------------------------------------------------------------------------------------------
+
+
+# --8<-- [start:decisions]
+class Accepted(TypedDict):
+    """A validator's yes: ``value`` is what ``execute`` will receive."""
+
+    ok: Literal[True]
+    value: object
+
+
+class Rejected(TypedDict):
+    """A validator's no: ``error`` is shown to the model verbatim."""
+
+    ok: Literal[False]
+    error: str
+
+
+Decision: TypeAlias = Accepted | Rejected
+
+
+def accept(value: object) -> Accepted:
+    """Return the decision that lets ``execute`` run with ``value``."""
+    return {"ok": True, "value": value}
+
+
+def reject(error: str) -> Rejected:
+    """Return the decision that refuses the call with ``error`` (a short, non-empty message)."""
+    return {"ok": False, "error": error}
+
+
+# --8<-- [end:decisions]
+
+
+# --8<-- [start:field]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Field:
+    """One field of an object schema: how to check a value, and how to describe it."""
+
+    check: Callable[[object], str | None]  # None if the value is fine, else what is wrong
+    json_schema: JsonObject  # a frozen snapshot, such as {"type": "integer"}
+    required: bool = True  # False only through optional(...)
+
+    def __post_init__(self) -> None:
+        if not callable(self.check):
+            raise TypeError(f"Field.check must be callable, got {_type_name(self.check)}")
+        if type(self.json_schema) is not types.MappingProxyType:
+            raise TypeError("Field.json_schema must be a JSON object snapshot")
+        if type(self.required) is not bool:
+            raise TypeError(f"Field.required must be a bool, got {_type_name(self.required)}")
+
+
+# --8<-- [end:field]
+
+
+# BEGIN LAB 6.1
+def _field(
+    check: Callable[[object], str | None], schema: dict[str, object], description: str | None
+) -> Field:
+    """Build a required field, adding the description to its schema when there is one."""
+    if description is not None:
+        if type(description) is not str or not description:
+            raise TypeError("description must be a non-empty str")
+        schema = {**schema, "description": description}
+    return Field(check=check, json_schema=snapshot_json_object(schema))
+
+
+def _expected(what: str, value: object) -> str:
+    """Say what was expected and what type came instead: ``expected a string, got int``."""
+    # A JSON snapshot holds objects as mappingproxy and arrays as tuple; name them as the model
+    # and the reader think of them.
+    if type(value) is types.MappingProxyType:
+        return f"expected {what}, got dict"
+    return f"expected {what}, got {'list' if type(value) is tuple else _type_name(value)}"
+
+
+def _at(prefix: str, error: str) -> str:
+    """Put a field name or index in front of an error from inside it: ``tags[2]: …``."""
+    return f"{prefix}{error}" if error.startswith("[") else f"{prefix}: {error}"
+
+
+def _check_string(value: object) -> str | None:
+    return None if type(value) is str else _expected("a string", value)
+
+
+def _check_integer(value: object) -> str | None:
+    # Exact types: True is an int to isinstance, but a model that sends true meant a boolean.
+    return None if type(value) is int else _expected("an integer", value)
+
+
+def _check_number(value: object) -> str | None:
+    return None if type(value) is int or type(value) is float else _expected("a number", value)
+
+
+def _check_boolean(value: object) -> str | None:
+    return None if type(value) is bool else _expected("a boolean", value)
+
+
+def _check_positive_integer(value: object) -> str | None:
+    if type(value) is not int:
+        return _expected("a positive integer", value)
+    return None if value >= 1 else "must be at least 1"
+
+
+# END LAB 6.1
+
+
+# --8<-- [start:fields]
+def string(*, description: str | None = None) -> Field:
+    """Return a field that accepts a str."""
+    # BEGIN LAB 6.1
+    return _field(_check_string, {"type": "string"}, description)
+    # END LAB 6.1
+
+
+def integer(*, description: str | None = None) -> Field:
+    """Return a field that accepts an int (not a bool, not a float)."""
+    # BEGIN LAB 6.1
+    return _field(_check_integer, {"type": "integer"}, description)
+    # END LAB 6.1
+
+
+def number(*, description: str | None = None) -> Field:
+    """Return a field that accepts an int or a float (not a bool)."""
+    # BEGIN LAB 6.1
+    return _field(_check_number, {"type": "number"}, description)
+    # END LAB 6.1
+
+
+def boolean(*, description: str | None = None) -> Field:
+    """Return a field that accepts True or False."""
+    # BEGIN LAB 6.1
+    return _field(_check_boolean, {"type": "boolean"}, description)
+    # END LAB 6.1
+
+
+def positive_integer(*, description: str | None = None) -> Field:
+    """Return a field that accepts an int of at least 1."""
+    # BEGIN LAB 6.1
+    return _field(_check_positive_integer, {"type": "integer", "minimum": 1}, description)
+    # END LAB 6.1
+
+
+def choice(*values: str, description: str | None = None) -> Field:
+    """Return a field that accepts exactly one of the given strings."""
+    # BEGIN LAB 6.1
+    if not values or any(type(v) is not str for v in values):
+        raise TypeError("choice needs at least one str value")
+    allowed = frozenset(values)
+    listed = ", ".join(repr(v) for v in values)
+
+    def check_choice(value: object) -> str | None:
+        return None if type(value) is str and value in allowed else f"expected one of {listed}"
+
+    return _field(check_choice, {"type": "string", "enum": list(values)}, description)
+    # END LAB 6.1
+
+
+def list_of(item: Field, *, description: str | None = None) -> Field:
+    """Return a field that accepts a JSON array whose every item passes ``item``."""
+    # BEGIN LAB 6.1
+    if type(item) is not Field:
+        raise TypeError(f"list_of needs a Field, got {_type_name(item)}")
+    check_item = item.check
+
+    def check_list(value: object) -> str | None:
+        # Arguments are frozen snapshots (arrays are tuples); a hand-made dict may hold lists.
+        if type(value) is not tuple and type(value) is not list:
+            return _expected("a list", value)
+        for index, element in enumerate(cast("tuple[object, ...]", value)):
+            error = check_item(element)
+            if error is not None:
+                return _at(f"[{index}]", error)
+        return None
+
+    schema = {"type": "array", "items": thaw_json(item.json_schema)}
+    return _field(check_list, schema, description)
+    # END LAB 6.1
+
+
+def optional(field: Field) -> Field:
+    """Return the same field, but allowed to be absent (``null`` is still refused)."""
+    # BEGIN LAB 6.1
+    if type(field) is not Field:
+        raise TypeError(f"optional needs a Field, got {_type_name(field)}")
+    return Field(check=field.check, json_schema=field.json_schema, required=False)
+    # END LAB 6.1
+
+
+# --8<-- [end:fields]
+
+
+# --8<-- [start:object-schema]
+def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
+    """Return a validator for a JSON object with exactly these fields; it carries its schema.
+
+    The validator accepts a dict or a frozen JSON object, refuses unknown keys and missing
+    required ones, coerces nothing, and returns ``accept(dict_of_the_declared_fields)`` or
+    ``reject("name: what is wrong")``. Its JSON Schema is stored in the function's own
+    ``__dict__`` under ``"json_schema"``, where define_tool reads it.
+    """
+    # BEGIN LAB 6.1
+    declared = dict(fields)
+    for name, field in declared.items():
+        if type(name) is not str or not name or type(field) is not Field:
+            raise TypeError("object_schema needs non-empty str names mapped to Field values")
+
+    def validate(arguments: object) -> Decision:
+        if type(arguments) is not dict and type(arguments) is not types.MappingProxyType:
+            return reject(_expected("an object", arguments))
+        given = cast("Mapping[object, object]", arguments)
+        for key in given:
+            if type(key) is not str:  # checked before `in`, which would hash a foreign key
+                return reject(f"keys must be str, got {_type_name(key)}")
+            if key not in declared:
+                return reject(f"{key}: unknown field")
+        value: dict[str, object] = {}
+        for name, field in declared.items():
+            if name not in given:
+                if field.required:
+                    return reject(f"{name}: is required")
+                continue
+            error = field.check(given[name])
+            if error is not None:
+                return reject(_at(name, error))
+            value[name] = given[name]
+        return accept(value)
+
+    vars(validate)["json_schema"] = {
+        "type": "object",
+        "properties": {name: thaw_json(field.json_schema) for name, field in declared.items()},
+        "required": [name for name, field in declared.items() if field.required],
+        "additionalProperties": False,
+    }
+    return validate
+    # END LAB 6.1
+
+
+# --8<-- [end:object-schema]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 6.2: definitions and the registry. A definition is snapshotted once; a registry owns the
+# frozen definitions of one run and tells the model about them through an explicit allowlist.
+# ---------------------------------------------------------------------------------------------
+
+
+# --8<-- [start:context]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolContext:
+    """What a tool's ``execute`` receives besides its validated value."""
+
+    signal: AbortSignal  # the run's signal: check it, or pass it on, to stop early
+    tool_call_id: str  # the id of the call being executed
+
+    def __post_init__(self) -> None:
+        if type(self.signal) is not AbortSignal:
+            raise TypeError(
+                f"ToolContext.signal must be an AbortSignal, got {_type_name(self.signal)}"
+            )
+        if type(self.tool_call_id) is not str or not self.tool_call_id:
+            raise TypeError("ToolContext.tool_call_id must be a non-empty str")
+
+
+Validate: TypeAlias = Callable[[object], object]
+Execute: TypeAlias = Callable[[Any, ToolContext], Awaitable[object]]
+# --8<-- [end:context]
+
+
+# --8<-- [start:definition]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolDefinition:
+    """One tool, frozen: what the model is told about it, and the two functions behind it."""
+
+    name: str  # non-empty, unique within a registry
+    description: str  # non-empty; shown to the model
+    validate: Validate  # synchronous, side-effect free: arguments -> Decision
+    execute: Execute  # async: (validated value, ToolContext) -> output
+    parameters: (
+        JsonObject  # JSON Schema read once from validate, frozen; {"type": "object"} if none
+    )
+
+    def __post_init__(self) -> None:
+        for field_name in ("name", "description"):
+            text = getattr(self, field_name)
+            if type(text) is not str or not text:
+                raise TypeError(f"ToolDefinition.{field_name} must be a non-empty str")
+        if not callable(self.validate) or not callable(self.execute):
+            raise TypeError("ToolDefinition.validate and .execute must be callable")
+        if type(self.parameters) is not types.MappingProxyType:
+            raise TypeError("ToolDefinition.parameters must be a JSON object snapshot")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    """What a model request carries about one tool: three fields, never the functions."""
+
+    name: str
+    description: str
+    parameters: JsonObject  # a frozen JSON Schema of the arguments
+
+
+# --8<-- [end:definition]
+
+_DEFINITION_FIELDS: Final = ("name", "description", "validate", "execute")
+_DEFAULT_PARAMETERS: Final = {"type": "object"}
+
+
+# BEGIN LAB 6.2
+def _definition_fields(definition: object) -> dict[object, object]:
+    """Return the definition's fields as a plain dict: the dict itself, or its own attributes."""
+    if type(definition) is dict:
+        return cast("dict[object, object]", definition)
+    own = _own_attributes(definition)
+    if own is None:
+        raise ToolContractError(
+            INVALID_TOOL_DEFINITION,
+            f"definition must be a dict or an object with its own attributes, "
+            f"got {_type_name(definition)}",
+        )
+    for field_name in _DEFINITION_FIELDS:
+        if field_name not in own and _class_attribute(type(definition), field_name) is not None:
+            # A method, class attribute or property: it belongs to the class, so any object of
+            # that class would share it. Refused, and a property's getter is never called.
+            raise ToolContractError(
+                INVALID_TOOL_DEFINITION,
+                f"{field_name} is inherited from the class; define it on the object itself",
+            )
+    return cast("dict[object, object]", own)
+
+
+def _required_text(field_name: str, value: object) -> str:
+    """Return ``value`` if it is a non-empty exact str, else refuse the definition."""
+    if type(value) is not str:
+        raise ToolContractError(
+            INVALID_TOOL_DEFINITION, f"{field_name} must be a str, got {_type_name(value)}"
+        )
+    if not value:
+        raise ToolContractError(INVALID_TOOL_DEFINITION, f"{field_name} must not be empty")
+    return value
+
+
+def _parameters_of(validate: object) -> JsonObject:
+    """Return the frozen JSON Schema a validator carries, or {"type": "object"}."""
+    # Only a plain function is asked, and only through its own __dict__ (dict.get, so even a
+    # dict subclass planted there runs nothing). Anything else carries no schema.
+    if type(validate) is not types.FunctionType:
+        return snapshot_json_object(_DEFAULT_PARAMETERS)
+    schema = dict.get(vars(validate), "json_schema")
+    if schema is None:
+        return snapshot_json_object(_DEFAULT_PARAMETERS)
+    try:
+        parameters = snapshot_json_object(schema)
+    except JsonSnapshotError as exc:
+        raise ToolContractError(
+            INVALID_TOOL_DEFINITION, f"validate.json_schema is not a JSON object: {exc}"
+        ) from exc
+    if parameters.get("type") != "object":
+        raise ToolContractError(
+            INVALID_TOOL_DEFINITION, 'validate.json_schema must have "type": "object"'
+        )
+    return parameters
+
+
+# END LAB 6.2
+
+
+# --8<-- [start:define-tool]
+def define_tool(definition: object) -> ToolDefinition:
+    """Snapshot one definition into a frozen ToolDefinition; a ToolDefinition is returned as is.
+
+    ``definition`` is a plain dict with exactly the keys name, description, validate and
+    execute, or an object whose own attributes are exactly those. Each field is read once.
+    Raises ToolContractError(INVALID_TOOL_DEFINITION) naming the field at fault.
+    """
+    # BEGIN LAB 6.2
+    if type(definition) is ToolDefinition:
+        return definition
+    name, description, validate, execute = _read_exact_keys(
+        _definition_fields(definition), _DEFINITION_FIELDS, "definition", INVALID_TOOL_DEFINITION
+    )
+    name = _required_text("name", name)
+    description = _required_text("description", description)
+    for field_name, function in (("validate", validate), ("execute", execute)):
+        if not callable(function):  # looks at the type's call slot; runs nothing
+            raise ToolContractError(
+                INVALID_TOOL_DEFINITION,
+                f"{field_name} must be callable, got {_type_name(function)}",
+            )
+    # The locals hold the very objects read above: renaming the caller's dict or swapping its
+    # functions later changes nothing here.
+    return ToolDefinition(
+        name=name,
+        description=description,
+        validate=cast("Validate", validate),
+        execute=cast("Execute", execute),
+        parameters=_parameters_of(validate),
+    )
+    # END LAB 6.2
+
+
+# --8<-- [end:define-tool]
+
+
+# --8<-- [start:registry]
+class ToolRegistry:
+    """Own the frozen tool definitions one agent run may use; there is no global registry."""
+
+    __slots__ = ("_definitions",)
+
+    def __init__(self, definitions: Iterable[object] = ()) -> None:
+        """Create a registry holding ``definitions`` (see register_many)."""
+        self._definitions: dict[str, ToolDefinition] = {}  # name -> definition, in order
+        self.register_many(definitions)
+
+    def register(self, definition: object) -> None:
+        """Register one definition; raise ToolContractError and change nothing on failure."""
+        self.register_many((definition,))
+
+    def register_many(self, definitions: Iterable[object]) -> None:
+        """Register a batch atomically: all of it, or (raising ToolContractError) none of it.
+
+        Phase one snapshots every definition of the batch; phase two checks every name against
+        the batch and the registry; only then is the registry changed.
+        """
+        # BEGIN LAB 6.2
+        batch = [define_tool(entry) for entry in _batch_entries(definitions)]
+        taken = set(self._definitions)
+        for definition in batch:
+            if definition.name in taken:
+                raise ToolContractError(
+                    DUPLICATE_TOOL_NAME, f"duplicate tool name {definition.name!r}"
+                )
+            taken.add(definition.name)
+        for definition in batch:
+            self._definitions[definition.name] = definition
+        # END LAB 6.2
+
+    def get(self, name: str) -> ToolDefinition | None:
+        """Return the definition called ``name``, or None."""
+        return self._definitions.get(name) if type(name) is str else None
+
+    def names(self) -> tuple[str, ...]:
+        """Return the registered names in registration order."""
+        return tuple(self._definitions)
+
+    def __len__(self) -> int:
+        return len(self._definitions)
+
+    def __contains__(self, name: object) -> bool:
+        return type(name) is str and name in self._definitions
+
+    def snapshot(self) -> ToolRegistry:
+        """Return a new registry with the same members (the same frozen definitions)."""
+        # BEGIN LAB 6.2
+        copy = ToolRegistry()
+        copy._definitions = dict(self._definitions)
+        return copy
+        # END LAB 6.2
+
+    def definitions(self) -> tuple[ToolSpec, ...]:
+        """Return what the model is told about each tool, in registration order."""
+        # BEGIN LAB 6.2
+        # An allowlist: three named fields. Copying the definition (dataclasses.asdict, a
+        # spread) would one day ship execute, or whatever field is added next, to a provider.
+        return tuple(
+            ToolSpec(name=d.name, description=d.description, parameters=d.parameters)
+            for d in self._definitions.values()
+        )
+        # END LAB 6.2
+
+    def __repr__(self) -> str:
+        return f"<ToolRegistry {list(self._definitions)}>"
+
+
+# --8<-- [end:registry]
+
+
+# BEGIN LAB 6.2
+def _batch_entries(definitions: object) -> list[object]:
+    """Return the entries of a batch as a list, or raise INVALID_TOOL_BATCH."""
+    # A dict or a str is iterable, but iterating one yields keys or characters: never a batch.
+    kind = type(definitions)
+    if kind is dict or kind is str or kind is bytes or kind is ToolDefinition:
+        raise ToolContractError(
+            INVALID_TOOL_BATCH,
+            f"a batch must be an iterable of definitions, got {_type_name(definitions)}",
+        )
+    try:
+        return list(cast("Iterable[object]", definitions))
+    except Exception as exc:  # the caller's iterator failed: the whole batch is refused
+        raise ToolContractError(
+            INVALID_TOOL_BATCH, f"the batch could not be read: {_describe_exception(exc)}"
+        ) from exc
+
+
+# END LAB 6.2
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 6.3: bounded, deterministic serialization. The tool already ran; what it returned must
+# not run code, flood the transcript or make the same output read differently twice.
+# ---------------------------------------------------------------------------------------------
+
+
+class ToolOutputError(ValueError):
+    """Raised when a tool's output holds a value that cannot be serialized; names its path."""
+
+
+# Two configured encoders, made once (json.dumps with keyword arguments builds one per call).
+# Both only ever see trees of exact builtin types, which the C encoder writes without calling
+# any method of theirs; neither checks for cycles, because a cycle never reaches them.
+_encode_sorted: Final = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), sort_keys=True, check_circular=False
+).encode
+_encode_in_order: Final = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), check_circular=False
+).encode
+
+
+# --8<-- [start:cap]
+def cap_content(text: str, *, truncated: bool = False) -> str:
+    """Return ``text`` cut to MAX_CONTENT_CODE_POINTS, marker included, if it is too long.
+
+    With ``truncated=True`` (the serializer stopped at a budget) the marker is added even if
+    the text is short. Text of exactly MAX_CONTENT_CODE_POINTS code points is not cut.
+    """
+    # BEGIN LAB 6.3
+    if not truncated and len(text) <= MAX_CONTENT_CODE_POINTS:
+        return text
+    keep = MAX_CONTENT_CODE_POINTS - len(TRUNCATION_MARKER)
+    return text[:keep] + TRUNCATION_MARKER
+    # END LAB 6.3
+
+
+# --8<-- [end:cap]
+
+
+# --8<-- [start:serialize]
+def serialize_output(output: object) -> str:
+    """Return the content text of a tool's output: a str as is, anything else as compact JSON.
+
+    Accepts None, bool, int (up to MAX_OUTPUT_INT_BITS bits), float, str, and exact dict (str
+    keys), list and tuple. Keys are sorted; a cycle becomes CIRCULAR_MARKER; NaN and the
+    infinities become the strings "NaN", "Infinity" and "-Infinity". The walk stops at the
+    budgets (depth, nodes, collection visits, string length): what was written so far is kept
+    and the content ends with TRUNCATION_MARKER. Raises ToolOutputError for anything else.
+    """
+    # BEGIN LAB 6.3
+    if type(output) is str:
+        return cap_content(output)
+    # Fast path: most outputs are small, plain JSON. One counting pass proves that, and then
+    # the C encoder writes the value itself. Everything else takes the copying walk, which
+    # writes the same text for a plain value (a test holds the two paths to that).
+    if _plain_size(output, 0) > 0:
+        return cap_content(_encode_sorted(output))
+    walk = _OutputWalk()
+    try:
+        copy = walk.copy(output, 0)
+    except _UnsupportedValueError as exc:
+        raise ToolOutputError(exc.describe()) from None
+    return cap_content(_encode_in_order(copy), truncated=walk.truncated)
+    # END LAB 6.3
+
+
+# --8<-- [end:serialize]
+
+
+# BEGIN LAB 6.3
+def _plain_size(value: object, depth: int) -> int:
+    """Count the nodes of ``value`` if the C encoder may write it as is; else return 0.
+
+    "As is" means: exact builtin types, str keys, finite floats, short strings, small ints, and
+    within the depth and node budgets (a cycle exceeds the depth budget, so it lands here too).
+    """
+    kind = type(value)
+    if kind is str:
+        return 1 if len(cast("str", value)) <= MAX_OUTPUT_STRING_CODE_POINTS else 0
+    if kind is int:
+        return 1 if cast("int", value).bit_length() <= MAX_OUTPUT_INT_BITS else 0
+    if kind is float:
+        return 1 if math.isfinite(cast("float", value)) else 0
+    if value is None or kind is bool:
+        return 1
+    children: Iterable[object]
+    if kind is dict:
+        entries = cast("dict[object, object]", value)
+        for key in entries:
+            if type(key) is not str or len(key) > MAX_OUTPUT_STRING_CODE_POINTS:
+                return 0
+        children = entries.values()
+    elif kind is list or kind is tuple:
+        children = cast("Iterable[object]", value)
+    else:
+        return 0
+    if depth >= MAX_OUTPUT_DEPTH or len(cast("list[object]", value)) >= MAX_OUTPUT_NODES:
+        return 0
+    total = 1
+    for child in children:
+        size = _plain_size(child, depth + 1)
+        total += size
+        if size == 0 or total > MAX_OUTPUT_NODES:
+            return 0
+    return total
+
+
+_CUT: Final = object()  # what copy() returns for a container too deep to enter
+
+
+class _UnsupportedValueError(Exception):
+    """Raised during the walk at an unsupported value; containers add their key on the way up."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.path: list[str | int] = []  # innermost last, once every container has added its key
+
+    def describe(self) -> str:
+        path = "$"
+        for step in reversed(self.path):
+            if type(step) is int:
+                path += f"[{step}]"
+            else:
+                key = cast("str", step)
+                path += f".{key}" if key.isidentifier() else f"[{json.dumps(key[:40])}]"
+        return f"{path}: {self.problem}"
+
+
+class _OutputWalk:
+    """One walk over an output: copies it into plain JSON data while counting the budgets."""
+
+    __slots__ = ("nodes", "open", "stopped", "truncated", "visits")
+
+    def __init__(self) -> None:
+        self.nodes = 0  # values written so far
+        self.visits = 0  # collection entries read so far
+        self.open: set[int] = set()  # ids of the containers on the current path
+        self.stopped = False  # True once a node, visit or depth budget ran out
+        self.truncated = False  # True if anything was cut: stopped, or a long string or key
+
+    def copy(self, value: object, depth: int) -> object:
+        """Return the plain JSON copy of one value; the caller checked the node budget."""
+        self.nodes += 1
+        kind = type(value)
+        if kind is str:
+            return self.text(cast("str", value))
+        if value is None or kind is bool:
+            return value
+        if kind is int:
+            if cast("int", value).bit_length() > MAX_OUTPUT_INT_BITS:
+                raise _UnsupportedValueError(f"int larger than {MAX_OUTPUT_INT_BITS} bits")
+            return value
+        if kind is float:
+            number = cast("float", value)
+            if math.isfinite(number):
+                return number
+            if math.isnan(number):
+                return "NaN"
+            return "Infinity" if number > 0 else "-Infinity"
+        if kind is list or kind is tuple or kind is dict:
+            if id(value) in self.open:
+                return CIRCULAR_MARKER
+            if depth >= MAX_OUTPUT_DEPTH:
+                self.stop()
+                return _CUT
+            self.open.add(id(value))
+            try:
+                if kind is dict:
+                    return self.copy_dict(cast("dict[object, object]", value), depth)
+                return self.copy_list(cast("list[object]", value), depth)
+            finally:
+                self.open.discard(id(value))
+        raise _UnsupportedValueError(f"unsupported type {_type_name(value)}")
+
+    def copy_list(self, items: list[object], depth: int) -> list[object]:
+        copied: list[object] = []
+        for index, item in enumerate(items):
+            if not self.may_take_entry():
+                break
+            try:
+                child = self.copy(item, depth + 1)
+            except _UnsupportedValueError as exc:
+                exc.path.append(index)
+                raise
+            if child is not _CUT:
+                copied.append(child)
+            if self.stopped:
+                break
+        return copied
+
+    def copy_dict(self, entries: dict[object, object], depth: int) -> dict[str, object]:
+        # Sorting needs every key before any value is written, so keys are read first, as many
+        # as the visit budget allows; a bigger dict is cut to that many.
+        room = MAX_OUTPUT_COLLECTION_VISITS - self.visits
+        taken = list(islice(entries.items(), max(room, 0)))
+        self.visits += len(taken)
+        if len(taken) < len(entries):
+            self.stop()
+        for key, _ in taken:
+            if type(key) is not str:
+                raise _UnsupportedValueError(f"dict keys must be str, got {_type_name(key)}")
+        taken.sort(key=_entry_key)
+        copied: dict[str, object] = {}
+        for key, item in taken:
+            if self.nodes >= MAX_OUTPUT_NODES:
+                self.stop()
+                break
+            name = self.text(cast("str", key))
+            try:
+                child = self.copy(item, depth + 1)
+            except _UnsupportedValueError as exc:
+                exc.path.append(cast("str", key))
+                raise
+            if child is not _CUT:
+                copied[name] = child
+            if self.stopped:
+                break
+        return copied
+
+    def may_take_entry(self) -> bool:
+        """Count one list item read; return False (and stop) once a budget is spent."""
+        if self.nodes >= MAX_OUTPUT_NODES or self.visits >= MAX_OUTPUT_COLLECTION_VISITS:
+            self.stop()
+            return False
+        self.visits += 1
+        return True
+
+    def text(self, value: str) -> str:
+        if len(value) > MAX_OUTPUT_STRING_CODE_POINTS:
+            self.truncated = True
+            return value[:MAX_OUTPUT_STRING_CODE_POINTS]
+        return value
+
+    def stop(self) -> None:
+        self.stopped = self.truncated = True
+
+
+def _entry_key(entry: tuple[object, object]) -> str:
+    return cast("str", entry[0])
+
+
+# END LAB 6.3
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 6.4: executing a call. Seven steps in order; recoverable outcomes become error results,
+# cancellation raises, and the tool runs in the caller's task so that an abort can stop it.
+# ---------------------------------------------------------------------------------------------
+
+
+class _RecoverableToolError(Exception):
+    """Raised inside execute_tool_call for an outcome that becomes an error result."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(code, message)
+        self.code = code
+        self.message = message
+
+
+# BEGIN LAB 6.4
+def _snapshot_call(call: object) -> tuple[str, str, JsonObject]:
+    """Return the id, name and frozen arguments of a ToolCall or a plain call dict."""
+    if type(call) is ToolCall:  # frozen and validated when it was made
+        return call.id, call.name, call.arguments
+    if type(call) is not dict:
+        raise ToolContractError(
+            INVALID_TOOL_CALL, f"call must be a ToolCall or a dict, got {_type_name(call)}"
+        )
+    call_id, name, arguments = _read_exact_keys(
+        cast("dict[object, object]", call), ("id", "name", "arguments"), "call", INVALID_TOOL_CALL
+    )
+    for field_name, text in (("id", call_id), ("name", name)):
+        if type(text) is not str or not text:
+            raise ToolContractError(INVALID_TOOL_CALL, f"call {field_name} must be a non-empty str")
+    try:
+        frozen = snapshot_json_object(arguments)
+    except JsonSnapshotError as exc:
+        raise ToolContractError(
+            INVALID_TOOL_CALL, f"call arguments must be a JSON object: {exc}"
+        ) from exc
+    return cast("str", call_id), cast("str", name), frozen
+
+
+def _validate(definition: ToolDefinition, arguments: JsonObject) -> object:
+    """Run the synchronous validator and return the accepted value, or raise a failure."""
+    try:
+        decision = definition.validate(arguments)  # a frozen snapshot: its private copy
+    except Exception as exc:
+        raise _RecoverableToolError(
+            TOOL_VALIDATION_FAILED, f"validate raised {_describe_exception(exc)}"
+        ) from None
+    if type(decision) is dict and len(decision) == 2:
+        first, second = decision  # iterating an exact dict runs no code
+        # Exact str keys before any lookup: a foreign key's __eq__ could run during one.
+        if type(first) is str and type(second) is str:
+            ok = decision.get("ok")
+            if ok is True and "value" in decision:
+                return decision["value"]
+            error = decision.get("error")
+            if ok is False and type(error) is str and error:
+                raise _RecoverableToolError(TOOL_ARGUMENTS_INVALID, error)
+    if _dispose_of_awaitable(decision):
+        raise _RecoverableToolError(
+            TOOL_VALIDATION_FAILED, "validate returned an awaitable; it must decide synchronously"
+        )
+    raise _RecoverableToolError(TOOL_VALIDATION_FAILED, "validate returned an invalid decision")
+
+
+def _dispose_of_awaitable(value: object) -> bool:
+    """Return True if ``value`` is awaitable, after making sure it can never warn or leak."""
+    if type(value) is types.CoroutineType:
+        value.close()  # never started: closing it is silent, no "never awaited" warning
+        return True
+    if issubclass(type(value), asyncio.Future):  # issubclass on type(): no __class__ tricks
+        if issubclass(type(value), asyncio.Task):
+            cast("asyncio.Task[object]", value).cancel()  # work the validator started: stop it
+        # Observe the outcome, now or when it comes, so asyncio never logs "exception was
+        # never retrieved". A plain future is someone else's: it is not cancelled.
+        cast("asyncio.Future[object]", value).add_done_callback(_retrieve_exception)
+        return True
+    return _class_attribute(type(value), "__await__") is not None
+
+
+def _retrieve_exception(future: asyncio.Future[object]) -> None:
+    """Mark a refused future's exception as seen, so asyncio does not log it."""
+    if not future.cancelled():
+        future.exception()
+
+
+class _Watch(enum.Enum):
+    """The lifecycle of one _CancelOnAbort."""
+
+    WATCHING = "watching"  # the tool runs; an abort schedules a cancellation
+    CANCEL_SCHEDULED = "cancel scheduled"  # aborted; task.cancel() waits for the next loop turn
+    CANCELLING = "cancelling"  # we called task.cancel(); it must be taken back with uncancel()
+    CLOSED = "closed"
+
+
+class _CancelOnAbort:
+    """Cancel the current task, from a loop callback, if the signal aborts inside the block.
+
+    On exit, a CancelledError that this block caused is swallowed (the caller then raises the
+    abort reason); a cancellation that came from anywhere else propagates untouched.
+    """
+
+    # The model is CPython's asyncio/timeouts.py. The tool is awaited in the caller's own task,
+    # so cancelling that task reaches the tool, and whoever cancels the caller cancels the tool.
+    #
+    #     abort()  ->  listener: call_soon(cancel)  ->  next loop turn: task.cancel()
+    #                                                  ->  CancelledError inside the tool
+    #     exit: task.uncancel() <= cancelling at entry  ->  ours: swallow, raise the reason
+    #                                                  else the caller's: let it propagate
+    #
+    # Why not `add_listener(lambda _: task.cancel())`? The tool itself may call abort(), inside
+    # this very task. Cancelling a running task only sets a flag for its next await; if the tool
+    # returns first, the flag outlives the call and hits the caller at some unrelated await, and
+    # 3.11's uncancel() does not clear it. From call_soon the cancel lands while the task waits,
+    # and if the tool finished first, __exit__ cancels the pending callback instead.
+    #
+    # Why not race a separate tool task against signal.wait_aborted() with asyncio.wait? It
+    # works, but costs two tasks and several loop turns per call, about four times a plain
+    # await; here a call that never waits costs one listener and no loop turn at all.
+
+    __slots__ = ("_cancelling_at_entry", "_handle", "_loop", "_remove", "_state", "_task")
+
+    def __init__(self, signal: AbortSignal) -> None:
+        task = asyncio.current_task()
+        if task is None:
+            raise RuntimeError("execute_tool_call must run inside an asyncio task")
+        self._task = task
+        self._loop = task.get_loop()
+        self._state = _Watch.WATCHING
+        self._handle: asyncio.Handle | None = None  # set iff the state left WATCHING
+        self._cancelling_at_entry = task.cancelling()
+        self._remove = signal.add_listener(self._on_abort)
+
+    def __enter__(self) -> None:
+        return None
+
+    def _on_abort(self, _reason: object) -> None:
+        if self._state is _Watch.WATCHING:
+            self._state = _Watch.CANCEL_SCHEDULED
+            self._handle = self._loop.call_soon(self._cancel_task)
+
+    def _cancel_task(self) -> None:
+        if self._state is _Watch.CANCEL_SCHEDULED:
+            self._state = _Watch.CANCELLING
+            self._task.cancel()
+
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> bool:
+        self._remove()
+        if self._handle is not None:
+            self._handle.cancel()  # harmless if it already ran
+        ours = self._state is _Watch.CANCELLING
+        self._state = _Watch.CLOSED
+        if ours and self._task.uncancel() <= self._cancelling_at_entry:
+            return exc_type is asyncio.CancelledError  # swallow the cancellation we caused
+        if self._task.cancelling() > self._cancelling_at_entry and exc_type is None:
+            # The caller's task was cancelled while the tool ran, and the tool swallowed the
+            # CancelledError. The caller asked to stop: publish nothing.
+            raise asyncio.CancelledError
+        return False
+
+
+async def _execute(definition: ToolDefinition, value: object, context: ToolContext) -> object:
+    """Await the tool in this task, cancelled if the signal aborts; return its output."""
+    signal = context.signal
+    failure: Exception | None = None
+    output: object = None
+    with _CancelOnAbort(signal):
+        try:
+            output = await definition.execute(value, context)
+        except Exception as exc:  # KeyboardInterrupt, SystemExit, CancelledError pass through
+            failure = exc
+    signal.raise_if_aborted()  # the abort wins, whatever the tool did after it
+    if failure is not None:
+        if _is_genuine_non_recoverable(failure):
+            raise failure  # the same object, to stop the run
+        raise _RecoverableToolError(TOOL_EXECUTION_FAILED, _describe_exception(failure))
+    return output
+
+
+def _serialize(output: object) -> str:
+    """Serialize the output, turning an unsupported value into a recoverable failure."""
+    try:
+        return serialize_output(output)
+    except ToolOutputError as exc:
+        raise _RecoverableToolError(TOOL_OUTPUT_SERIALIZATION_FAILED, str(exc)) from None
+
+
+def _error_content(code: str, message: str) -> str:
+    """Return the deterministic, compact JSON an error result carries."""
+    error = {"code": code, "message": message[:MAX_CONTENT_CODE_POINTS]}
+    return cap_content(_encode_in_order({"error": error}))
+
+
+# END LAB 6.4
+
+
+# --8<-- [start:execute]
+async def execute_tool_call(
+    registry: ToolRegistry, call: object, signal: AbortSignal
+) -> ToolResultMessage:
+    """Execute one proposed call and return its result, linked to the call.
+
+    Returns an error result (``is_error=True``) for every recoverable outcome. Raises the abort
+    reason if ``signal`` aborts before the result is published (and the tool is stopped first);
+    raises CancelledError if the caller's task is cancelled; re-raises a genuine
+    NonRecoverableToolError; raises ToolContractError(INVALID_TOOL_CALL) for a malformed call.
+    """
+    # BEGIN LAB 6.4
+    if type(registry) is not ToolRegistry:
+        raise TypeError(f"registry must be a ToolRegistry, got {_type_name(registry)}")
+    if type(signal) is not AbortSignal:
+        raise TypeError(f"signal must be an AbortSignal, got {_type_name(signal)}")
+    signal.raise_if_aborted()  # 1. nothing starts after an abort
+    call_id, name, arguments = _snapshot_call(call)  # 2. malformed: ToolContractError
+    try:
+        definition = registry.get(name)  # 3. look the tool up
+        if definition is None:
+            raise _RecoverableToolError(TOOL_NOT_FOUND, f"tool {name!r} is not registered")
+        value = _validate(definition, arguments)  # 4. decide, before any effect
+        signal.raise_if_aborted()
+        context = ToolContext(signal=signal, tool_call_id=call_id)
+        output = await _execute(definition, value, context)  # 5. run, racing the signal
+        content, is_error = _serialize(output), False  # 6. bounded, deterministic text
+    except _RecoverableToolError as failure:
+        content, is_error = _error_content(failure.code, failure.message), True
+    signal.raise_if_aborted()  # last chance: an aborted call publishes nothing
+    return ToolResultMessage(  # 7. publish, linked to the call
+        id=f"tool-result-{call_id}",
+        tool_call_id=call_id,
+        tool_name=name,
+        content=content,
+        is_error=is_error,
+    )
+    # END LAB 6.4
+
+
+# --8<-- [end:execute]
