@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import gc
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -11,6 +13,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.abort import AbortController, AbortError, AbortSignal, SignalState
+from harness.event_stream import EventStream
+from harness.protocol import (
+    AssistantMessage,
+    StreamAborted,
+    StreamDone,
+    StreamEvent,
+    StreamFailed,
+    StreamResult,
+    TextBlock,
+    TextDelta,
+    ToolCall,
+    ToolCallEvent,
+    ToolResultMessage,
+    UserMessage,
+)
+from harness.scripted_model import (
+    ModelRequest,
+    ScriptedModel,
+    ScriptedResponse,
+    ScriptExhaustedError,
+    ToolSpec,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Lab 4.1: AbortController, AbortSignal, AbortError
@@ -413,3 +437,409 @@ def test_controller_owns_one_signal_and_shows_it_in_repr() -> None:
     assert repr(controller) == "<AbortController signal=<AbortSignal state=open listeners=1>>"
     controller.abort("shown")
     assert repr(controller) == "<AbortController signal=<AbortSignal state=aborted listeners=0>>"
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 4.2: ScriptedModel
+# ---------------------------------------------------------------------------------------------
+
+lab_4_2 = pytest.mark.lab("4.2")
+
+
+def _user(text: str) -> UserMessage:
+    return UserMessage(content=(TextBlock(text=text),))
+
+
+def _say(text: str) -> AssistantMessage:
+    return AssistantMessage(content=(TextBlock(text=text),))
+
+
+ADD_CALL = ToolCall.create(id="call-1", name="add", arguments={"left": 2, "right": 3})
+ADD_SPEC = ToolSpec.create(
+    name="add",
+    description="Add two numbers.",
+    parameters={"type": "object", "properties": {"left": {"type": "number"}}},
+)
+
+
+async def _collect(
+    stream: EventStream[StreamEvent, StreamResult],
+) -> tuple[list[StreamEvent], StreamResult]:
+    events = [event async for event in stream]
+    return events, await stream.result()
+
+
+# --8<-- [start:scripted-turn]
+@lab_4_2
+async def test_scripted_reply_streams_its_chunks_in_order_then_the_message() -> None:
+    final = _say("Hello, world")
+    chunks = [TextDelta(text="Hel"), TextDelta(text="lo, "), TextDelta(text="world")]
+    model = ScriptedModel([ScriptedResponse.reply(final, events=chunks)])
+
+    events, result = await _collect(model.stream([_user("hi")]))
+
+    assert events == chunks
+    assert result == StreamDone(message=final)
+    assert model.requests == (ModelRequest(messages=(_user("hi"),)),)
+    assert model.remaining == 0
+    assert model.active_streams == 0  # the producer finished: nothing left running
+
+
+# --8<-- [end:scripted-turn]
+
+
+@lab_4_2
+async def test_default_events_are_one_per_content_block() -> None:
+    final = AssistantMessage(content=(TextBlock(text="Let me add."), ADD_CALL))
+    model = ScriptedModel([ScriptedResponse.reply(final)])
+    events, result = await _collect(model.stream([_user("2+3?")], tools=[ADD_SPEC]))
+    assert events == [TextDelta(text="Let me add."), ToolCallEvent(call=ADD_CALL)]
+    assert result == StreamDone(message=final)
+    assert model.requests[0].tools == (ADD_SPEC,)
+
+
+# --8<-- [start:factory]
+@lab_4_2
+async def test_factories_see_the_captured_request_and_can_answer_from_it() -> None:
+    def call_the_tool(request: ModelRequest) -> ScriptedResponse:
+        assert [spec.name for spec in request.tools] == ["add"]
+        return ScriptedResponse.reply(AssistantMessage(content=(ADD_CALL,)))
+
+    def answer_from_the_result(request: ModelRequest) -> ScriptedResponse:
+        last = request.messages[-1]
+        assert type(last) is ToolResultMessage
+        assert last.tool_call_id == ADD_CALL.id
+        return ScriptedResponse.reply(_say(f"The sum is {last.content}."))
+
+    model = ScriptedModel([call_the_tool, answer_from_the_result])
+    transcript: list[object] = [_user("What is 2 + 3?")]
+
+    _, first = await _collect(model.stream(transcript, tools=[ADD_SPEC]))
+    assert type(first) is StreamDone
+    transcript += [
+        first.message,
+        ToolResultMessage(
+            id="tool-result-call-1",
+            tool_call_id="call-1",
+            tool_name="add",
+            content="5",
+            is_error=False,
+        ),
+    ]
+    _, second = await _collect(model.stream(transcript, tools=[ADD_SPEC]))
+
+    assert second == StreamDone(message=_say("The sum is 5."))
+    assert [len(request.messages) for request in model.requests] == [1, 3]
+
+
+# --8<-- [end:factory]
+
+
+@lab_4_2
+async def test_captured_requests_do_not_change_when_the_caller_mutates_its_lists() -> None:
+    model = ScriptedModel([ScriptedResponse.reply(_say("ok"))])
+    messages: list[object] = [_user("first")]
+    tools = [ADD_SPEC]
+    stream = model.stream(messages, tools=tools)
+    messages.append(_user("added later"))
+    tools.clear()
+    await _collect(stream)
+    request = model.requests[0]
+    assert request.messages == (_user("first"),)
+    assert request.tools == (ADD_SPEC,)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.messages = ()  # type: ignore[misc]
+
+
+@lab_4_2
+async def test_captured_tool_specs_keep_a_frozen_copy_of_their_schema() -> None:
+    schema: dict[str, object] = {"type": "object", "properties": {}}
+    spec = ToolSpec.create(name="noop", description="Do nothing.", parameters=schema)
+    model = ScriptedModel([ScriptedResponse.reply(_say("ok"))])
+    await _collect(model.stream([_user("hi")], tools=(spec,)))
+    schema["properties"] = {"sneaky": {"type": "string"}}
+    captured = model.requests[0].tools[0]
+    assert captured.parameters["properties"] == {}
+    with pytest.raises(TypeError):
+        captured.parameters["type"] = "array"  # type: ignore[index]
+    assert ToolSpec.create(name="bare", description="").parameters["type"] == "object"
+
+
+@lab_4_2
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"name": "", "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got ''$"),
+        ({"name": 7, "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got 7$"),
+        (
+            {"name": "n", "description": None},
+            r"^ToolSpec\.description must be a str, got NoneType$",
+        ),
+    ],
+)
+def test_tool_spec_refuses_bad_fields(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        ToolSpec.create(**kwargs)  # type: ignore[arg-type]
+
+
+@lab_4_2
+def test_tool_spec_refuses_a_plain_dict_as_parameters() -> None:
+    with pytest.raises(TypeError, match=r"^ToolSpec\.parameters must be a JSON object snapshot"):
+        ToolSpec(name="n", description="d", parameters={"type": "object"})
+
+
+@lab_4_2
+async def test_asking_past_the_end_of_the_script_raises_a_typed_error() -> None:
+    model = ScriptedModel([ScriptedResponse.reply(_say("only answer"))])
+    await _collect(model.stream([_user("one")]))
+    with pytest.raises(
+        ScriptExhaustedError, match=r"^request 2 is past the end of the script \(length 1\)$"
+    ):
+        model.stream([_user("two")])
+    assert len(model.requests) == 2  # the unexpected request is kept, to show what was asked
+    assert model.remaining == 0
+
+
+@lab_4_2
+async def test_empty_script_is_exhausted_at_the_first_request() -> None:
+    model = ScriptedModel([])
+    with pytest.raises(
+        ScriptExhaustedError, match=r"^request 1 is past the end of the script \(length 0\)$"
+    ):
+        model.stream([_user("anyone?")])
+
+
+@lab_4_2
+async def test_factory_exception_propagates_and_uses_up_its_entry() -> None:
+    problem = LookupError("no such fixture")
+
+    def broken(request: ModelRequest) -> ScriptedResponse:
+        raise problem
+
+    model = ScriptedModel([broken, ScriptedResponse.reply(_say("next"))])
+    with pytest.raises(LookupError) as caught:
+        model.stream([_user("go")])
+    assert caught.value is problem
+    assert model.remaining == 1
+    _, result = await _collect(model.stream([_user("again")]))
+    assert result == StreamDone(message=_say("next"))
+
+
+@lab_4_2
+async def test_factory_returning_the_wrong_type_is_refused() -> None:
+    def not_a_response(request: ModelRequest) -> object:
+        return {"text": "hi"}
+
+    model = ScriptedModel([not_a_response])  # type: ignore[list-item]
+    with pytest.raises(
+        TypeError, match=r"^script entry 0 returned dict, expected ScriptedResponse$"
+    ):
+        model.stream([_user("hi")])
+
+
+@lab_4_2
+async def test_async_factory_is_refused_without_a_never_awaited_warning() -> None:
+    async def async_factory(request: ModelRequest) -> ScriptedResponse:
+        return ScriptedResponse.reply(_say("too late"))  # pragma: no cover - never run
+
+    model = ScriptedModel([async_factory])  # type: ignore[list-item]
+    with pytest.raises(
+        TypeError, match=r"^script entry 0 returned coroutine, expected ScriptedResponse$"
+    ):
+        model.stream([_user("hi")])
+    gc.collect()  # a coroutine left open would warn here, and warnings are errors
+
+
+@lab_4_2
+@pytest.mark.parametrize(
+    ("entry", "kind"),
+    [(42, "int"), ({"events": []}, "dict"), (ScriptedResponse, "type"), (None, "NoneType")],
+)
+def test_script_refuses_entries_that_are_neither_responses_nor_factories(
+    entry: object, kind: str
+) -> None:
+    with pytest.raises(
+        TypeError,
+        match=rf"^script entry 1 must be a ScriptedResponse or a factory, got {kind}$",
+    ):
+        ScriptedModel([ScriptedResponse.reply(_say("fine")), entry])  # type: ignore[list-item]
+
+
+class _SneakyList(list[object]):
+    """A list subclass that lies when iterated."""
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        raise AssertionError("iterated a list subclass")
+
+
+@lab_4_2
+@pytest.mark.parametrize(
+    ("messages", "tools", "message"),
+    [
+        (_SneakyList([_user("x")]), (), r"^messages must be a list or tuple, got _SneakyList$"),
+        ((m for m in [_user("x")]), (), r"^messages must be a list or tuple, got generator$"),
+        ([{"role": "user"}], (), r"^ModelRequest\.messages\[0\] has unexpected type dict$"),
+        ([_user("x")], "add", r"^tools must be a list or tuple, got str$"),
+        ([_user("x")], [ADD_CALL], r"^ModelRequest\.tools\[0\] has unexpected type ToolCall$"),
+    ],
+    ids=["list-subclass", "generator", "dict-message", "str-tools", "call-as-tool"],
+)
+async def test_malformed_requests_are_refused_before_the_script_moves(
+    messages: object, tools: object, message: str
+) -> None:
+    model = ScriptedModel([ScriptedResponse.reply(_say("unused"))])
+    with pytest.raises(TypeError, match=message):
+        model.stream(messages, tools=tools)
+    assert model.remaining == 1
+    assert model.requests == ()
+
+
+@lab_4_2
+def test_scripted_response_refuses_wrong_events_and_an_aborted_result() -> None:
+    with pytest.raises(TypeError, match=r"^ScriptedResponse\.events\[1\] has unexpected type str$"):
+        ScriptedResponse(events=(TextDelta(text="a"), "b"), result=StreamDone(message=_say("a")))  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError,
+        match=r"^ScriptedResponse\.result must be StreamDone or StreamFailed, got StreamAborted$",
+    ):
+        ScriptedResponse(result=StreamAborted(reason="scripts do not abort"))  # type: ignore[arg-type]
+
+
+@lab_4_2
+async def test_scripted_failure_streams_its_events_then_fails() -> None:
+    model = ScriptedModel(
+        [
+            ScriptedResponse.fail(
+                code="RATE_LIMITED", message="slow down", events=[TextDelta(text="Par")]
+            )
+        ]
+    )
+    events, result = await _collect(model.stream([_user("hi")]))
+    assert events == [TextDelta(text="Par")]
+    assert result == StreamFailed(code="RATE_LIMITED", message="slow down")
+
+
+# --8<-- [start:abort-between-chunks]
+@lab_4_2
+async def test_abort_between_chunks_ends_the_stream_with_stream_aborted() -> None:
+    controller = AbortController()
+
+    def stop_after_second_chunk(index: int, event: StreamEvent) -> None:
+        if index == 1:
+            controller.abort("user pressed stop")
+
+    chunks = [TextDelta(text=part) for part in ("one ", "two ", "three")]
+    model = ScriptedModel(
+        [ScriptedResponse.reply(_say("one two three"), events=chunks)],
+        on_chunk=stop_after_second_chunk,
+    )
+
+    events, result = await _collect(model.stream([_user("count")], signal=controller.signal))
+
+    assert events == chunks[:2]  # the third chunk was never pushed
+    assert result == StreamAborted(reason="user pressed stop")
+    assert model.active_streams == 0
+    assert controller.signal.listener_count == 0  # the model left nothing registered
+
+
+# --8<-- [end:abort-between-chunks]
+
+
+@lab_4_2
+async def test_consumer_can_abort_after_reading_the_first_chunk() -> None:
+    controller = AbortController()
+    chunks = [TextDelta(text=part) for part in ("a", "b", "c")]
+    model = ScriptedModel([ScriptedResponse.reply(_say("abc"), events=chunks)])
+    stream = model.stream([_user("go")], signal=controller.signal)
+    seen: list[StreamEvent] = []
+    async for event in stream:
+        seen.append(event)
+        controller.abort()
+    assert seen == chunks[:1]
+    assert await stream.result() == StreamAborted(reason="aborted")
+
+
+@lab_4_2
+async def test_abort_after_the_last_chunk_still_wins_over_the_result() -> None:
+    controller = AbortController()
+    chunks = [TextDelta(text="all"), TextDelta(text=" of it")]
+    model = ScriptedModel(
+        [ScriptedResponse.reply(_say("all of it"), events=chunks)],
+        on_chunk=lambda index, _: controller.abort(ValueError("late")) if index == 1 else None,
+    )
+    events, result = await _collect(model.stream([_user("go")], signal=controller.signal))
+    assert events == chunks
+    assert result == StreamAborted(reason="ValueError")
+
+
+@lab_4_2
+async def test_already_aborted_signal_gives_stream_aborted_without_using_the_script() -> None:
+    calls: list[ModelRequest] = []
+
+    def factory(request: ModelRequest) -> ScriptedResponse:
+        calls.append(request)
+        return ScriptedResponse.reply(_say("should not run"))
+
+    controller = AbortController()
+    controller.abort("closed before asking")
+    model = ScriptedModel([factory])
+    events, result = await _collect(model.stream([_user("hi")], signal=controller.signal))
+    assert events == []
+    assert result == StreamAborted(reason="closed before asking")
+    assert calls == []
+    assert model.remaining == 1
+    assert len(model.requests) == 1
+
+
+@lab_4_2
+async def test_cancelled_producer_ends_the_stream_and_its_cancellation_propagates() -> None:
+    model = ScriptedModel([ScriptedResponse.reply(_say("never finished"))])
+    before = asyncio.all_tasks()
+    stream = model.stream([_user("hi")])
+    (producer,) = asyncio.all_tasks() - before
+    producer.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await producer
+    assert await stream.result() == StreamAborted(reason="producer cancelled")
+    assert model.active_streams == 0
+
+
+@lab_4_2
+async def test_failing_chunk_hook_ends_the_stream_with_a_failure() -> None:
+    def broken_hook(index: int, event: StreamEvent) -> None:
+        raise RuntimeError("hook bug")
+
+    model = ScriptedModel(
+        [ScriptedResponse.reply(_say("x"), events=[TextDelta(text="x")])], on_chunk=broken_hook
+    )
+    events, result = await _collect(model.stream([_user("hi")]))
+    assert events == [TextDelta(text="x")]
+    assert result == StreamFailed(code="CHUNK_HOOK_FAILED", message="on_chunk raised RuntimeError")
+
+
+@lab_4_2
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(min_size=1, max_size=5), min_size=1, max_size=20))
+def test_any_chunking_of_a_text_streams_back_in_order(parts: list[str]) -> None:
+    """Property: the chunks arrive in script order and join to the final message's text."""
+    final = _say("".join(parts))
+    model = ScriptedModel(
+        [ScriptedResponse.reply(final, events=[TextDelta(text=part) for part in parts])]
+    )
+
+    async def run() -> tuple[list[StreamEvent], StreamResult]:
+        return await _collect(model.stream([_user("stream it")]))
+
+    events, result = asyncio.run(run())
+    assert events == [TextDelta(text=part) for part in parts]
+    assert "".join(event.text for event in events if type(event) is TextDelta) == "".join(parts)
+    assert result == StreamDone(message=final)
+
+
+@lab_4_2
+async def test_repr_shows_position_requests_and_running_streams() -> None:
+    model = ScriptedModel([ScriptedResponse.reply(_say("a")), ScriptedResponse.reply(_say("b"))])
+    stream = model.stream([_user("hi")])
+    assert repr(model) == "<ScriptedModel remaining=1 requests=1 active_streams=1>"
+    await _collect(stream)
+    assert repr(model) == "<ScriptedModel remaining=1 requests=1 active_streams=0>"
