@@ -388,24 +388,18 @@ def _quoted(key: str) -> str:
 def _refuse(path: str, value: object) -> JsonSnapshotError:
     """Explain why a value of a type we do not accept is refused."""
     kind = type(value)
-    for base, name in ((dict, "dict"), (list, "list"), (tuple, "tuple"), (str, "str")):
-        if kind is not base and issubclass(kind, base):
+    for base in (dict, list, tuple, str, int, float):
+        if issubclass(kind, base):  # exact types never get here, so this is a subclass
             return JsonSnapshotError(
-                f"{path}: {kind.__name__} is a subclass of {name}; only {name} is accepted"
+                f"{path}: {kind.__name__} is a subclass of {base.__name__}; "
+                f"only {base.__name__} is accepted"
             )
-    if kind is not bool and issubclass(kind, int):
-        return JsonSnapshotError(
-            f"{path}: {kind.__name__} is a subclass of int; only int is accepted"
-        )
-    if kind is not float and issubclass(kind, float):
-        return JsonSnapshotError(
-            f"{path}: {kind.__name__} is a subclass of float; only float is accepted"
-        )
     return JsonSnapshotError(f"{path}: {kind.__name__} is not a JSON type")
 
 
-def _snapshot_scalar(value: object, visit: _Visit) -> JsonValue:
+def _snapshot_scalar(visit: _Visit) -> JsonValue:
     """Return a JSON scalar unchanged after checking it; refuse anything else."""
+    value = visit.value
     if value is None or type(value) is bool or type(value) is str:
         return value
     if type(value) is int:
@@ -495,7 +489,7 @@ def snapshot_json(
                 if type(current) in (dict, list, tuple):
                     _open_container(item, open_paths, max_depth, work)
                 else:
-                    done.append(_snapshot_scalar(current, item))
+                    done.append(_snapshot_scalar(item))
     assert len(done) == 1
     assert not open_paths
     return done[0]
