@@ -154,7 +154,8 @@ WEATHER = ToolCall.create(id="call_1", name="get_weather", arguments={"city": "P
 
 @lab_5_1
 def test_openai_text_fixture_replays_into_deltas_and_one_text_block() -> None:
-    events = read_fixture(FIXTURES / "openai_text.jsonl", OpenAIChatAdapter())
+    lines = (FIXTURES / "openai_text.jsonl").read_text(encoding="utf-8").splitlines()
+    events = openai(*(json.loads(line) for line in lines))
     assert events[:-1] == (TextDelta(text="It is 18 °C "), TextDelta(text="in Paris."))
     assert done(events) == AssistantMessage(content=(TextBlock(text="It is 18 °C in Paris."),))
 
@@ -221,29 +222,6 @@ OPENAI_BROKEN_RECORDS: list[tuple[object, str]] = [
     (chunk({"content": Text("hi")}), "delta.content: expected str, got Text"),
     (chunk({"tool_calls": {}}), "delta.tool_calls: expected list, got dict"),
     (chunk({"tool_calls": ["call"]}), "delta.tool_calls[]: expected dict, got str"),
-    (
-        calls({**first_fragment(0, "c", "f"), "index": "0"}),
-        "tool_calls[].index: expected int, got str",
-    ),
-    (calls(first_fragment(1, "c", "f")), "tool_calls[].index: expected 0 to 0, got 1"),
-    (calls(first_fragment(-1, "c", "f")), "tool_calls[].index: expected 0 to 0, got -1"),
-    (
-        calls({**first_fragment(0, "c", "f"), "id": None}),
-        "tool_calls[].id: expected str, got NoneType",
-    ),
-    (
-        calls({**first_fragment(0, "c", "f"), "type": "custom"}),
-        "tool_calls[].type: expected 'function', got 'custom'",
-    ),
-    (
-        calls({"index": 0, "id": "c", "type": "function"}),
-        "tool_calls[].function: expected dict, got NoneType",
-    ),
-    (calls(first_fragment(0, "c", "")), "tool call: empty id or name: 'c', ''"),
-    (
-        calls({**first_fragment(0, "c", "f"), "function": {"name": "f"}}),
-        "tool_calls[].function.arguments: expected str, got NoneType",
-    ),
 ]
 
 
@@ -277,22 +255,6 @@ def test_a_key_object_imitating_a_field_name_is_refused_without_being_compared()
         "line 1: record: expected str keys",
     )
     assert LoudKey.calls == []
-
-
-@lab_5_1
-def test_anthropic_fixture_gives_the_same_events_as_the_openai_one() -> None:
-    from_anthropic = read_fixture(FIXTURES / "anthropic_tool_use.jsonl", AnthropicMessagesAdapter())
-    from_openai = read_fixture(FIXTURES / "openai_tool_call.jsonl", OpenAIChatAdapter())
-    assert [type(event) for event in from_anthropic] == [
-        TextDelta,
-        TextDelta,
-        ToolCallEvent,
-        StreamDone,
-    ]
-    assert from_anthropic[:2] == from_openai[:2]
-    (call,) = done(from_anthropic).tool_calls
-    assert (call.id, call.name) == ("toolu_fixture_1", "get_weather")
-    assert call.arguments == the_call(from_openai).arguments
 
 
 ANTHROPIC_BROKEN_RECORDS: list[tuple[list[object], str, str]] = [
@@ -398,9 +360,83 @@ def test_a_broken_anthropic_event_fails_the_response_naming_its_line(
     assert failure(anthropic(*records)) == (code, message)
 
 
+@lab_5_1
+def test_a_usage_chunk_after_the_end_is_accepted() -> None:
+    assert done(openai(chunk({"content": "hi"}), STOP, USAGE)).content == (TextBlock(text="hi"),)
+
+
+@lab_5_1
+def test_no_record_is_read_after_the_terminal_event() -> None:
+    pulled: list[int] = []
+
+    def records() -> Iterator[object]:
+        for number, record in enumerate([ROLE, "broken", ROLE, STOP], start=1):
+            pulled.append(number)
+            yield record
+
+    assert failure(tuple(adapt_records(records(), OpenAIChatAdapter())))[0] == (
+        "INVALID_PROVIDER_RECORD"
+    )
+    assert pulled == [1, 2]
+
+
 # ---------------------------------------------------------------------------------------------
 # Lab 5.2: argument fragments are assembled per call and parsed strictly
 # ---------------------------------------------------------------------------------------------
+
+
+OPENAI_BROKEN_FRAGMENTS: list[tuple[object, str]] = [
+    (
+        calls({**first_fragment(0, "c", "f"), "index": "0"}),
+        "tool_calls[].index: expected int, got str",
+    ),
+    (calls(first_fragment(1, "c", "f")), "tool_calls[].index: expected 0 to 0, got 1"),
+    (calls(first_fragment(-1, "c", "f")), "tool_calls[].index: expected 0 to 0, got -1"),
+    (
+        calls({**first_fragment(0, "c", "f"), "id": None}),
+        "tool_calls[].id: expected str, got NoneType",
+    ),
+    (
+        calls({**first_fragment(0, "c", "f"), "type": "custom"}),
+        "tool_calls[].type: expected 'function', got 'custom'",
+    ),
+    (
+        calls({"index": 0, "id": "c", "type": "function"}),
+        "tool_calls[].function: expected dict, got NoneType",
+    ),
+    (calls(first_fragment(0, "c", "")), "tool call: empty id or name: 'c', ''"),
+    (
+        calls({**first_fragment(0, "c", "f"), "function": {"name": "f"}}),
+        "tool_calls[].function.arguments: expected str, got NoneType",
+    ),
+]
+
+
+@lab_5_2
+@pytest.mark.parametrize(("record", "problem"), OPENAI_BROKEN_FRAGMENTS)
+def test_a_broken_tool_call_fragment_fails_the_response_naming_its_line(
+    record: object, problem: str
+) -> None:
+    assert failure(openai(ROLE, record, STOP)) == (
+        "INVALID_PROVIDER_RECORD",
+        f"line 2: {problem}",
+    )
+
+
+@lab_5_2
+def test_anthropic_fixture_gives_the_same_events_as_the_openai_one() -> None:
+    from_anthropic = read_fixture(FIXTURES / "anthropic_tool_use.jsonl", AnthropicMessagesAdapter())
+    from_openai = read_fixture(FIXTURES / "openai_tool_call.jsonl", OpenAIChatAdapter())
+    assert [type(event) for event in from_anthropic] == [
+        TextDelta,
+        TextDelta,
+        ToolCallEvent,
+        StreamDone,
+    ]
+    assert from_anthropic[:2] == from_openai[:2]
+    (call,) = done(from_anthropic).tool_calls
+    assert (call.id, call.name) == ("toolu_fixture_1", "get_weather")
+    assert call.arguments == the_call(from_openai).arguments
 
 
 @lab_5_2
@@ -616,11 +652,6 @@ def test_a_second_end_record_fails_the_response() -> None:
 
 
 @lab_5_3
-def test_a_usage_chunk_after_the_end_is_accepted() -> None:
-    assert done(openai(chunk({"content": "hi"}), STOP, USAGE)).content == (TextBlock(text="hi"),)
-
-
-@lab_5_3
 @pytest.mark.parametrize(
     ("records", "message"),
     [
@@ -652,21 +683,6 @@ def test_a_response_cut_short_by_the_provider_is_not_done() -> None:
         "RESPONSE_INCOMPLETE",
         "line 3: stopped early: 'max_tokens'",
     )
-
-
-@lab_5_3
-def test_no_record_is_read_after_the_terminal_event() -> None:
-    pulled: list[int] = []
-
-    def records() -> Iterator[object]:
-        for number, record in enumerate([ROLE, "broken", ROLE, STOP], start=1):
-            pulled.append(number)
-            yield record
-
-    assert failure(tuple(adapt_records(records(), OpenAIChatAdapter())))[0] == (
-        "INVALID_PROVIDER_RECORD"
-    )
-    assert pulled == [1, 2]
 
 
 @lab_5_3

@@ -217,13 +217,13 @@ class ProviderAdapter(ABC):
 
     def close(self) -> tuple[AdapterEvent, ...]:
         """Say the records have run out; return the terminal event, or () if already returned."""
+        if self._phase is _Phase.ENDED:
+            self._phase = _Phase.FINISHED
+            return (StreamDone(message=AssistantMessage(content=tuple(self._content))),)
         # BEGIN LAB 5.3
         if self._phase is _Phase.FINISHED:
-            return ()
-        if self._phase is _Phase.OPEN:
-            return (self._fail("MISSING_END", f"after line {self._line}: no end record"),)
-        self._phase = _Phase.FINISHED
-        return (StreamDone(message=AssistantMessage(content=tuple(self._content))),)
+            return ()  # the terminal event was returned already: closing again changes nothing
+        return (self._fail("MISSING_END", f"after line {self._line}: no end record"),)
         # END LAB 5.3
 
     # --8<-- [start:step]
@@ -243,17 +243,20 @@ class ProviderAdapter(ABC):
         """Validate one record and return its events; raise ProviderRecordError to refuse it."""
 
     def _require_open(self) -> None:
+        if self._phase is _Phase.OPEN:
+            return
         # BEGIN LAB 5.3
-        if self._phase is _Phase.ENDED:
-            raise ProviderRecordError("RECORD_AFTER_END", "a record after the end record")
+        raise ProviderRecordError("RECORD_AFTER_END", "a record after the end record")
         # END LAB 5.3
 
     def _end(self, stop_reason: str, complete: frozenset[str]) -> None:
-        # BEGIN LAB 5.3
-        if stop_reason not in complete:  # cut short by a token limit or a filter: not done
-            raise ProviderRecordError("RESPONSE_INCOMPLETE", f"stopped early: {stop_reason!r}")
         self._flush_text()
         self._phase = _Phase.ENDED
+        if stop_reason in complete:
+            return
+        # BEGIN LAB 5.3
+        # Cut short by a token limit or a content filter: the message is incomplete, not done.
+        raise ProviderRecordError("RESPONSE_INCOMPLETE", f"stopped early: {stop_reason!r}")
         # END LAB 5.3
 
     def _fail(self, code: str, message: str) -> StreamFailed:
@@ -457,13 +460,11 @@ def read_fixture(path: Path, adapter: ProviderAdapter) -> tuple[AdapterEvent, ..
 def _drive(
     steps: Iterator[tuple[AdapterEvent, ...]], adapter: ProviderAdapter
 ) -> Iterator[AdapterEvent]:
-    # BEGIN LAB 5.3
     for events in steps:  # map() is lazy: no record is read after the terminal event
         yield from events
         if adapter.finished:
             return
     yield from adapter.close()
-    # END LAB 5.3
 
 
 # --8<-- [end:drive]
