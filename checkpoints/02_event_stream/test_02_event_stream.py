@@ -321,7 +321,6 @@ async def test_consumer_cancelled_after_being_woken_keeps_the_event_buffered(tas
     reader.cancel()  # ... but the consumer is cancelled before it runs again
     with pytest.raises(asyncio.CancelledError):
         await reader
-    assert not _parked(stream)
     assert stream.buffered == 1
     assert await anext(stream) == "in flight"
 
@@ -370,7 +369,6 @@ async def test_cancelling_an_async_for_consumer_propagates_through_the_loop(task
     consumer.cancel()
     with pytest.raises(asyncio.CancelledError):
         await consumer
-    assert not _parked(stream)
     stream.push(2)
     stream.end(None)
     assert stream.buffered == 1

@@ -375,7 +375,6 @@ async def test_many_waiters_all_wake_with_the_same_reason(tasks: _Tasks) -> None
     assert controller.signal.listener_count == 50
     waiters[7].cancel()
     await asyncio.sleep(0)
-    assert controller.signal.listener_count == 49
     reason = ValueError("all")
     controller.abort(reason)
     results = await asyncio.gather(*waiters, return_exceptions=True)

@@ -62,7 +62,7 @@ class SignalState(enum.Enum):
     ABORTED = "aborted"
 
 
-# --8<-- [start:signal]
+# --8<-- [start:signal-state]
 class AbortSignal:
     """Tell running code whether, and why, its operation was aborted."""
 
@@ -94,6 +94,9 @@ class AbortSignal:
         """Return how many listeners wait for the abort (0 after it)."""
         return len(self._listeners)
 
+    # --8<-- [end:signal-state]
+
+    # --8<-- [start:raise-if-aborted]
     def raise_if_aborted(self) -> None:
         """Raise the reason if it is an exception, else AbortError(reason); do nothing if open."""
         # BEGIN LAB 4.1
@@ -107,6 +110,9 @@ class AbortSignal:
         raise AbortError(reason)
         # END LAB 4.1
 
+    # --8<-- [end:raise-if-aborted]
+
+    # --8<-- [start:listeners]
     def add_listener(self, listener: Listener) -> Callable[[], None]:
         """Call ``listener(reason)`` on abort; return a function that removes it (idempotent).
 
@@ -146,6 +152,9 @@ class AbortSignal:
             remove()
         # END LAB 4.1
 
+    # --8<-- [end:listeners]
+
+    # --8<-- [start:dispatch]
     def _abort(self, reason: object) -> None:
         """Move to ABORTED, then call every listener once; see AbortController.abort."""
         # BEGIN LAB 4.1
@@ -162,11 +171,10 @@ class AbortSignal:
             raise ExceptionGroup("abort listeners raised", failures)
         # END LAB 4.1
 
+    # --8<-- [end:dispatch]
+
     def __repr__(self) -> str:
         return f"<AbortSignal state={self._state.value} listeners={len(self._listeners)}>"
-
-
-# --8<-- [end:signal]
 
 
 # BEGIN LAB 4.1

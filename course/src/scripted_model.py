@@ -197,7 +197,6 @@ def _check_entry(index: int, entry: object) -> ScriptEntry:
     )
 
 
-# --8<-- [start:model]
 class ScriptedModel:
     """Answer each request with the next entry of a finite script, streamed like a real model."""
 
@@ -229,6 +228,7 @@ class ScriptedModel:
         """Return how many producers are still feeding a stream."""
         return len(self._producers)
 
+    # --8<-- [start:stream]
     def stream(
         self,
         messages: object,
@@ -287,6 +287,9 @@ class ScriptedModel:
         return response
         # END LAB 4.2
 
+    # --8<-- [end:stream]
+
+    # --8<-- [start:produce]
     async def _produce(
         self,
         response: ScriptedResponse,
@@ -327,11 +330,10 @@ class ScriptedModel:
             stream.end(StreamAborted(reason="producer cancelled"))
         # END LAB 4.2
 
+    # --8<-- [end:produce]
+
     def __repr__(self) -> str:
         return (
             f"<ScriptedModel remaining={self.remaining} requests={len(self._requests)}"
             f" active_streams={len(self._producers)}>"
         )
-
-
-# --8<-- [end:model]
