@@ -28,6 +28,7 @@ from harness.protocol import (
 from harness.provider_adapter import (
     MAX_ARGUMENTS_CHARS,
     MAX_LINE_BYTES,
+    MAX_TOOL_CALLS,
     AdapterEvent,
     AnthropicMessagesAdapter,
     OpenAIChatAdapter,
@@ -483,6 +484,17 @@ def test_two_calls_with_one_id_are_refused() -> None:
     assert failure(
         openai(calls(first_fragment(0, "same", "f", "{}"), first_fragment(1, "same", "g", "{}")))
     ) == ("INVALID_PROVIDER_RECORD", "line 1: tool call: id 'same' is used twice")
+
+
+@lab_5_2
+def test_more_tool_calls_than_the_limit_are_refused() -> None:
+    many = [first_fragment(index, f"call_{index}", "f", "{}") for index in range(MAX_TOOL_CALLS)]
+    assert done(openai(calls(*many), TOOL_CALLS)).tool_calls[-1].id == f"call_{MAX_TOOL_CALLS - 1}"
+    one_more = first_fragment(MAX_TOOL_CALLS, "call_extra", "f", "{}")
+    assert failure(openai(calls(*many), calls(one_more), TOOL_CALLS)) == (
+        "INVALID_PROVIDER_RECORD",
+        f"line 2: tool call: more than {MAX_TOOL_CALLS} in one response",
+    )
 
 
 # --8<-- [start:duplicate-keys]

@@ -5,12 +5,13 @@ chunks or Anthropic messages events. Nothing in a record is trusted. An adapter 
 at a time and answers each with zero or more events; ``close()`` says that the records have run
 out. The adapter does no I/O itself: ``read_fixture`` reads a recording from disk.
 
-    OPEN ──end record──▶ ENDED ──close()──▶ FINISHED with StreamDone
-    OPEN or ENDED ──bad record, record after the end, close() while OPEN──▶ FINISHED with
-    StreamFailed
+    OPEN ──end record──▶ ENDED ──close()──▶ FINISHED, with StreamDone
+    OPEN ──bad record, or close() before the end──▶ FINISHED, with StreamFailed
+    ENDED ──any record but a usage-only chunk──▶ FINISHED, with StreamFailed
 
-The terminal event waits for ``close()``, because only then is it known that nothing follows the
-end record. Whatever the records do, exactly one terminal event comes out, and it comes last.
+A failure is returned at once, but StreamDone waits for ``close()``: only then is it known that
+nothing follows the end record. Whatever the records do, exactly one terminal event comes out,
+and it comes last.
 """
 
 from __future__ import annotations
