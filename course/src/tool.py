@@ -969,7 +969,7 @@ class _OutputWalk:
         taken = list(islice(entries.items(), max(room, 0)))
         self.visits += len(taken)
         if len(taken) < len(entries):
-            self.stop()
+            self.truncated = True  # the entries read are still written, sorted
         for key, _ in taken:
             if type(key) is not str:
                 raise _UnsupportedValueError(f"dict keys must be str, got {_type_name(key)}")
@@ -1058,7 +1058,9 @@ def _snapshot_call(call: object) -> tuple[str, str, JsonObject]:
 def _validate(definition: ToolDefinition, arguments: JsonObject) -> object:
     """Run the synchronous validator and return the accepted value, or raise a failure."""
     try:
-        decision = definition.validate(arguments)  # a frozen snapshot: its private copy
+        # A private, plain copy: whatever the validator does to it, the call stays as it was,
+        # and the value it accepts is made of dicts and lists that the serializer can write.
+        decision = definition.validate(thaw_json(arguments))
     except Exception as exc:
         raise _RecoverableToolError(
             TOOL_VALIDATION_FAILED, f"validate raised {_describe_exception(exc)}"

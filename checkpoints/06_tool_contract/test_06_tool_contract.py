@@ -1,0 +1,1712 @@
+"""Checkpoint 06: the tool contract, from untrusted proposal to linked result.
+
+Each test is tagged with the lab it proves: 6.1 validators, 6.2 definitions and the registry,
+6.3 bounded serialization, 6.4 executing a call. Hostile inputs appear at every boundary: they
+record in ``seen`` anything of theirs that runs, and the tests assert that nothing did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import importlib
+import inspect
+import json
+import math
+import types
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import harness.tool as tool_module
+from harness.abort import AbortController, AbortError, AbortSignal
+from harness.protocol import ToolCall, ToolResultMessage, thaw_json
+from harness.tool import (
+    CIRCULAR_MARKER,
+    MAX_CONTENT_CODE_POINTS,
+    TRUNCATION_MARKER,
+    Decision,
+    NonRecoverableToolError,
+    ToolContext,
+    ToolContractError,
+    ToolDefinition,
+    ToolOutputError,
+    ToolRegistry,
+    ToolSpec,
+    accept,
+    boolean,
+    cap_content,
+    choice,
+    define_tool,
+    execute_tool_call,
+    integer,
+    list_of,
+    number,
+    object_schema,
+    optional,
+    positive_integer,
+    reject,
+    serialize_output,
+    string,
+)
+
+lab_6_1 = pytest.mark.lab("6.1")
+lab_6_2 = pytest.mark.lab("6.2")
+lab_6_3 = pytest.mark.lab("6.3")
+lab_6_4 = pytest.mark.lab("6.4")
+
+Execute = Callable[[Any, ToolContext], Awaitable[object]]
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+async def echo(value: object, context: ToolContext) -> object:
+    """A tool that returns what it was given."""
+    del context
+    return value
+
+
+def accept_anything(arguments: object) -> Decision:
+    return accept(arguments)
+
+
+def tool(
+    name: str = "echo",
+    *,
+    validate: Callable[[object], object] = accept_anything,
+    execute: Execute = echo,
+) -> dict[str, object]:
+    """Return a plain definition dict."""
+    return {
+        "name": name,
+        "description": f"The {name} tool.",
+        "validate": validate,
+        "execute": execute,
+    }
+
+
+def call(name: str, arguments: dict[str, object], call_id: str = "call-1") -> ToolCall:
+    return ToolCall.create(id=call_id, name=name, arguments=arguments)
+
+
+def registry_with(*definitions: dict[str, object]) -> ToolRegistry:
+    return ToolRegistry(definitions)
+
+
+async def run(
+    registry: ToolRegistry, proposed: object, signal: AbortSignal | None = None
+) -> ToolResultMessage:
+    return await execute_tool_call(registry, proposed, signal or AbortController().signal)
+
+
+def error_content(code: str, message: str) -> str:
+    return json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":"))
+
+
+async def run_returning(output: object) -> ToolResultMessage:
+    """Run a tool that returns ``output`` and return the result."""
+
+    async def produce(value: object, context: ToolContext) -> object:
+        return output
+
+    return await run(registry_with(tool(execute=produce)), call("echo", {}))
+
+
+# =============================================================================================
+# Lab 6.1: validators that decide without side effects and carry their JSON Schema
+# =============================================================================================
+
+
+@lab_6_1
+@pytest.mark.parametrize(
+    ("field", "good", "bad", "message"),
+    [
+        (string(), "text", 3, "expected a string, got int"),
+        (integer(), 3, True, "expected an integer, got bool"),
+        (integer(), -7, 2.0, "expected an integer, got float"),
+        (number(), 2.5, "2.5", "expected a number, got str"),
+        (number(), 2, False, "expected a number, got bool"),
+        (boolean(), False, 0, "expected a boolean, got int"),
+        (positive_integer(), 1, 0, "must be at least 1"),
+        (positive_integer(), 9, "9", "expected a positive integer, got str"),
+        (choice("c", "f"), "f", "k", "expected one of 'c', 'f'"),
+        (list_of(integer()), (1, 2), "12", "expected a list, got str"),
+    ],
+)
+def test_field_accepts_its_exact_type_and_names_what_came_instead(
+    field: tool_module.Field, good: object, bad: object, message: str
+) -> None:
+    assert field.check(good) is None
+    assert field.check(bad) == message
+
+
+@lab_6_1
+def test_list_of_names_the_index_of_the_bad_item() -> None:
+    validate = object_schema({"tags": list_of(string())})
+    assert validate({"tags": ("a", "b", 3)}) == reject("tags[2]: expected a string, got int")
+
+
+@lab_6_1
+def test_nested_lists_keep_every_index_in_the_message() -> None:
+    validate = object_schema({"grid": list_of(list_of(integer()))})
+    assert validate({"grid": ((1,), (2, "x"))}) == reject(
+        "grid[1][1]: expected an integer, got str"
+    )
+
+
+@lab_6_1
+def test_object_schema_accepts_declared_fields_into_a_new_dict() -> None:
+    validate = object_schema({"left": integer(), "right": integer()})
+    arguments = {"left": 20, "right": 22}
+    decision = validate(arguments)
+    assert decision == accept({"left": 20, "right": 22})
+    assert decision["ok"] is True
+    assert decision["value"] is not arguments
+
+
+@lab_6_1
+def test_object_schema_accepts_a_frozen_json_snapshot() -> None:
+    validate = object_schema({"tags": list_of(string())})
+    frozen = call("x", {"tags": ["a", "b"]}).arguments
+    assert validate(frozen) == accept({"tags": ("a", "b")})
+
+
+@lab_6_1
+def test_object_schema_refuses_an_unknown_key() -> None:
+    validate = object_schema({"left": integer()})
+    assert validate({"left": 1, "extra": 2}) == reject("extra: unknown field")
+
+
+@lab_6_1
+def test_object_schema_reports_a_missing_required_field() -> None:
+    validate = object_schema({"left": integer(), "right": integer()})
+    assert validate({"left": 1}) == reject("right: is required")
+
+
+@lab_6_1
+def test_the_seed_message_format_names_field_and_type() -> None:
+    validate = object_schema({"left": integer(), "right": integer()})
+    assert validate({"left": "twenty", "right": 22}) == reject("left: expected an integer, got str")
+
+
+@lab_6_1
+def test_optional_field_may_be_absent_but_not_null() -> None:
+    validate = object_schema({"limit": optional(positive_integer())})
+    assert validate({}) == accept({})
+    assert validate({"limit": None}) == reject("limit: expected a positive integer, got NoneType")
+
+
+@lab_6_1
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ([1, 2], "expected an object, got list"),
+        (None, "expected an object, got NoneType"),
+        ("{}", "expected an object, got str"),
+    ],
+)
+def test_object_schema_refuses_anything_but_an_object(arguments: object, message: str) -> None:
+    assert object_schema({})(arguments) == reject(message)
+
+
+@lab_6_1
+def test_object_schema_refuses_a_non_str_key_without_hashing_it() -> None:
+    seen: list[str] = []
+
+    class Key:
+        def __hash__(self) -> int:
+            seen.append("hash")
+            return 0
+
+    assert object_schema({})({Key(): 1}) == reject("keys must be str, got Key")
+    assert seen == ["hash"]  # once, by the test's own dict literal; never by the validator
+
+
+@lab_6_1
+def test_object_schema_carries_its_json_schema() -> None:
+    validate = object_schema(
+        {
+            "path": string(description="File to read."),
+            "limit": optional(positive_integer()),
+            "unit": choice("c", "f"),
+            "tags": list_of(string()),
+            "exact": boolean(),
+            "ratio": number(),
+        }
+    )
+    assert vars(validate)["json_schema"] == {
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "File to read."},
+            "limit": {"type": "integer", "minimum": 1},
+            "unit": {"type": "string", "enum": ["c", "f"]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "exact": {"type": "boolean"},
+            "ratio": {"type": "number"},
+        },
+        "required": ["path", "unit", "tags", "exact", "ratio"],
+        "additionalProperties": False,
+    }
+
+
+@lab_6_1
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: object_schema({"": integer()}), "object_schema needs non-empty str names"),
+        (
+            lambda: object_schema({"x": int}),  # type: ignore[dict-item]
+            "object_schema needs non-empty str names",
+        ),
+        (
+            lambda: list_of(int),  # type: ignore[arg-type]
+            "list_of needs a Field, got type",
+        ),
+        (
+            lambda: optional("x"),  # type: ignore[arg-type]
+            "optional needs a Field, got str",
+        ),
+        (choice, "choice needs at least one str value"),
+        (lambda: string(description=""), "description must be a non-empty str"),
+    ],
+)
+def test_schema_builders_refuse_bad_declarations(build: Callable[[], object], message: str) -> None:
+    with pytest.raises(TypeError, match=rf"^{message}"):
+        build()
+
+
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@lab_6_1
+@settings(max_examples=60, deadline=None)
+@given(st.dictionaries(st.sampled_from(["left", "right", "extra"]), json_values))
+def test_object_schema_always_returns_a_decision(arguments: dict[str, object]) -> None:
+    decision = object_schema({"left": integer(), "right": optional(string())})(arguments)
+    if decision["ok"] is True:
+        assert type(decision["value"]) is dict
+        assert type(arguments.get("left")) is int
+    else:
+        assert type(decision["error"]) is str
+        assert decision["error"]
+
+
+# =============================================================================================
+# Lab 6.2: definitions are snapshotted once; the registry is atomic and owns frozen data
+# =============================================================================================
+
+
+@lab_6_2
+def test_define_tool_snapshots_a_dict_and_ignores_later_changes() -> None:
+    definition = tool("echo")
+    frozen = define_tool(definition)
+    definition["name"] = "renamed"
+    definition["execute"] = None
+    assert (frozen.name, frozen.execute) == ("echo", echo)
+    with pytest.raises(AttributeError):
+        frozen.name = "other"  # type: ignore[misc]
+
+
+@lab_6_2
+def test_define_tool_reads_an_objects_own_attributes() -> None:
+    class Definition:
+        def __init__(self) -> None:
+            self.name = "echo"
+            self.description = "Echo."
+            self.validate = accept_anything
+            self.execute = echo
+
+    assert define_tool(Definition()).name == "echo"
+    namespace = types.SimpleNamespace(**tool("ns"))
+    assert define_tool(namespace).name == "ns"
+
+
+@lab_6_2
+def test_define_tool_returns_a_tool_definition_unchanged() -> None:
+    frozen = define_tool(tool())
+    assert define_tool(frozen) is frozen
+
+
+@lab_6_2
+def test_an_inherited_property_is_refused_without_calling_its_getter() -> None:
+    seen: list[str] = []
+
+    class Definition:
+        def __init__(self) -> None:
+            self.description, self.validate, self.execute = "d", accept_anything, echo
+
+        @property
+        def name(self) -> str:
+            seen.append("getter")
+            return "echo"
+
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_DEFINITION: name is inherited from the class; "
+        r"define it on the object itself$",
+    ):
+        define_tool(Definition())
+    assert seen == []
+
+
+@lab_6_2
+def test_an_inherited_method_is_refused() -> None:
+    class Definition:
+        def __init__(self) -> None:
+            self.name, self.description, self.validate = "echo", "d", accept_anything
+
+        async def execute(self, value: object, context: ToolContext) -> object:
+            return value
+
+    with pytest.raises(ToolContractError, match=r"^INVALID_TOOL_DEFINITION: execute is inherited"):
+        define_tool(Definition())
+
+
+@lab_6_2
+def test_a_class_attribute_is_refused() -> None:
+    class Definition:
+        description = "shared by every instance"
+
+        def __init__(self) -> None:
+            self.name, self.validate, self.execute = "echo", accept_anything, echo
+
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: description is inherited"
+    ):
+        define_tool(Definition())
+
+
+@lab_6_2
+def test_define_tool_never_runs_attribute_lookup_overrides() -> None:
+    seen: list[str] = []
+
+    class Definition:
+        def __init__(self) -> None:
+            vars(self).update(tool("echo"))
+
+        def __getattribute__(self, name: str) -> object:
+            seen.append(name)
+            return object.__getattribute__(self, name)
+
+        def __getattr__(self, name: str) -> object:
+            seen.append(name)
+            raise AttributeError(name)
+
+    definition = Definition()
+    seen.clear()  # building it looked up __dict__ once
+    assert define_tool(definition).name == "echo"
+    assert seen == []
+
+
+@lab_6_2
+def test_a_class_level_dict_property_is_refused_without_running_it() -> None:
+    seen: list[str] = []
+
+    class Definition:
+        @property
+        def __dict__(self) -> dict[str, object]:  # type: ignore[override]
+            seen.append("__dict__")
+            return tool("echo")
+
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
+        r"attributes, got Definition$",
+    ):
+        define_tool(Definition())
+    assert seen == []
+
+
+@lab_6_2
+def test_a_faked_class_does_not_make_an_object_a_dict() -> None:
+    seen: list[str] = []
+
+    class Impostor:
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            seen.append("__class__")
+            return dict
+
+    impostor = Impostor()
+    assert isinstance(impostor, dict)  # isinstance believes it: that is the point
+    seen.clear()
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition is missing 'name'$"
+    ):
+        define_tool(impostor)
+    assert seen == []
+
+
+@lab_6_2
+def test_a_dict_subclass_is_read_without_running_its_overrides() -> None:
+    seen: list[str] = []
+
+    class Sneaky(dict[str, object]):
+        def __getitem__(self, key: str) -> object:
+            seen.append(key)
+            return "swapped"
+
+        def get(self, key: str, default: object = None) -> object:
+            seen.append(key)
+            return "swapped"
+
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition is missing 'name'$"
+    ):
+        define_tool(Sneaky(tool()))
+    assert seen == []
+
+
+@lab_6_2
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"name": 7}, "name must be a str, got int"),
+        ({"name": ""}, "name must not be empty"),
+        ({"description": b"bytes"}, "description must be a str, got bytes"),
+        ({"validate": "not callable"}, "validate must be callable, got str"),
+        ({"execute": None}, "execute must be callable, got NoneType"),
+        ({"parameters": {}}, "definition has unknown field 'parameters'"),
+    ],
+)
+def test_define_tool_names_the_bad_field(change: dict[str, object], message: str) -> None:
+    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_DEFINITION: {message}$"):
+        define_tool({**tool(), **change})
+
+
+@lab_6_2
+def test_define_tool_refuses_a_missing_field_and_a_non_str_key() -> None:
+    incomplete = tool()
+    del incomplete["execute"]
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition is missing 'execute'$"
+    ):
+        define_tool(incomplete)
+    with_int_key: dict[object, object] = {1: "one"}
+    with_int_key.update(tool())
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition keys must be str, got int$"
+    ):
+        define_tool(with_int_key)
+
+
+@lab_6_2
+@pytest.mark.parametrize("definition", [None, 42, "echo", ("echo",)])
+def test_define_tool_refuses_values_without_fields(definition: object) -> None:
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition must be a dict"
+    ):
+        define_tool(definition)
+
+
+@lab_6_2
+def test_definitions_show_the_model_only_name_description_and_schema() -> None:
+    validate = object_schema({"left": integer()})
+    registry = registry_with(tool("add", validate=validate), tool("echo"))
+    specs = registry.definitions()
+    assert [type(spec) for spec in specs] == [ToolSpec, ToolSpec]
+    assert [s.name for s in specs] == ["add", "echo"]
+    assert ToolSpec.__slots__ == ("name", "description", "parameters")
+    assert json.loads(json.dumps(thaw_json(specs[0].parameters))) == vars(validate)["json_schema"]
+    assert specs[1].parameters == {"type": "object"}
+
+
+@lab_6_2
+def test_the_schema_is_read_once_and_frozen_at_definition_time() -> None:
+    validate = object_schema({"left": integer()})
+    frozen = define_tool(tool(validate=validate))
+    vars(validate)["json_schema"]["properties"]["left"]["type"] = "string"
+    parameters: Any = frozen.parameters
+    assert parameters["properties"]["left"]["type"] == "integer"
+    with pytest.raises(TypeError):
+        frozen.parameters["type"] = "array"  # type: ignore[index]
+
+
+@lab_6_2
+def test_a_planted_dict_subclass_on_the_validator_is_not_consulted() -> None:
+    seen: list[str] = []
+
+    class Planted(dict[str, object]):
+        def get(self, key: str, default: object = None) -> object:
+            seen.append(key)
+            return {"type": "string"}
+
+    def validate(arguments: object) -> Decision:
+        return accept(arguments)
+
+    validate.__dict__ = Planted(json_schema={"type": "object", "title": "real"})
+    assert define_tool(tool(validate=validate)).parameters == {"type": "object", "title": "real"}
+    assert seen == []
+
+
+@lab_6_2
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        (
+            {"type": "object", "bad": {1, 2}},
+            r"validate.json_schema is not a JSON object: \$.bad: set",
+        ),
+        ({"type": "array"}, 'validate.json_schema must have "type": "object"'),
+    ],
+)
+def test_a_validator_schema_must_be_a_json_object_schema(schema: object, message: str) -> None:
+    def validate(arguments: object) -> Decision:
+        return accept(arguments)
+
+    vars(validate)["json_schema"] = schema
+    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_DEFINITION: {message}"):
+        define_tool(tool(validate=validate))
+
+
+@lab_6_2
+def test_registry_reports_its_members_in_registration_order() -> None:
+    registry = registry_with(tool("b"), tool("a"))
+    assert registry.names() == ("b", "a")
+    assert len(registry) == 2
+    assert "a" in registry
+    assert "c" not in registry
+    assert registry.get("b") is not None
+    assert registry.get("c") is None
+
+
+@lab_6_2
+def test_registry_lookups_ignore_non_str_names_without_hashing_them() -> None:
+    seen: list[str] = []
+
+    class Name:
+        def __hash__(self) -> int:
+            seen.append("hash")
+            return hash("a")
+
+    registry = registry_with(tool("a"))
+    assert Name() not in registry
+    assert registry.get(Name()) is None  # type: ignore[arg-type]
+    assert seen == []
+
+
+@lab_6_2
+def test_a_hostile_second_definition_leaves_the_registry_unchanged() -> None:
+    registry = registry_with(tool("first"))
+    with pytest.raises(ToolContractError, match=r"^INVALID_TOOL_DEFINITION: name must be a str"):
+        registry.register_many([tool("second"), {**tool(), "name": None}])
+    assert registry.names() == ("first",)
+
+
+@lab_6_2
+def test_a_batch_generator_that_raises_halfway_registers_nothing() -> None:
+    def batch() -> Iterator[dict[str, object]]:
+        yield tool("second")
+        raise RuntimeError("disk gone")
+
+    registry = registry_with(tool("first"))
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_BATCH: the batch could not be read: RuntimeError: disk gone$",
+    ) as raised:
+        registry.register_many(batch())
+    assert type(raised.value.__cause__) is RuntimeError
+    assert registry.names() == ("first",)
+
+
+@lab_6_2
+def test_a_none_entry_fails_the_whole_batch() -> None:
+    registry = ToolRegistry()
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition must be a dict"
+    ):
+        registry.register_many([tool("a"), None])
+    assert len(registry) == 0
+
+
+@lab_6_2
+@pytest.mark.parametrize(
+    ("batch", "message"),
+    [
+        (tool(), "a batch must be an iterable of definitions, got dict"),
+        ("echo", "a batch must be an iterable of definitions, got str"),
+        (42, "the batch could not be read: TypeError: 'int' object is not iterable"),
+    ],
+)
+def test_a_batch_that_is_not_an_iterable_of_definitions_is_refused(
+    batch: object, message: str
+) -> None:
+    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_BATCH: {message}$"):
+        ToolRegistry().register_many(batch)  # type: ignore[arg-type]
+
+
+@lab_6_2
+def test_duplicate_names_are_refused_in_the_batch_and_against_the_registry() -> None:
+    registry = registry_with(tool("a"))
+    with pytest.raises(ToolContractError, match=r"^DUPLICATE_TOOL_NAME: duplicate tool name 'b'$"):
+        registry.register_many([tool("b"), tool("c"), tool("b")])
+    with pytest.raises(ToolContractError, match=r"^DUPLICATE_TOOL_NAME: duplicate tool name 'a'$"):
+        registry.register(tool("a"))
+    assert registry.names() == ("a",)
+
+
+@lab_6_2
+def test_a_snapshot_is_isolated_and_shares_the_frozen_definitions() -> None:
+    registry = registry_with(tool("a"))
+    copy = registry.snapshot()
+    registry.register(tool("b"))
+    assert copy.names() == ("a",)
+    assert copy.get("a") is registry.get("a")
+    copy.register(tool("c"))
+    assert registry.names() == ("a", "b")
+
+
+@lab_6_2
+def test_registries_are_independent() -> None:
+    one, two = ToolRegistry(), ToolRegistry()
+    one.register(tool("a"))
+    assert len(two) == 0
+
+
+@lab_6_2
+def test_contract_errors_carry_a_known_code() -> None:
+    error = ToolContractError("INVALID_TOOL_CALL", "call id must be a non-empty str")
+    assert (error.code, error.message) == ("INVALID_TOOL_CALL", "call id must be a non-empty str")
+    with pytest.raises(ValueError, match=r"^unknown contract code 'OOPS'$"):
+        ToolContractError("OOPS", "x")
+
+
+# =============================================================================================
+# Lab 6.3: bounded, deterministic serialization of whatever the tool returned
+# =============================================================================================
+
+
+def compact(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@lab_6_3
+def test_a_str_output_is_the_content_itself() -> None:
+    assert serialize_output("line 1\nline 2") == "line 1\nline 2"
+
+
+@lab_6_3
+def test_other_outputs_are_compact_json_with_sorted_keys() -> None:
+    assert (
+        serialize_output({"b": [1, 2.5, None, True], "a": "é"}) == '{"a":"é","b":[1,2.5,null,true]}'
+    )
+    assert serialize_output(42) == "42"
+    assert serialize_output(None) == "null"
+
+
+@lab_6_3
+def test_the_same_output_always_reads_the_same() -> None:
+    first = {"z": 1, "a": {"y": 2, "b": 3}}
+    second = {"a": {"b": 3, "y": 2}, "z": 1}
+    assert serialize_output(first) == serialize_output(second) == '{"a":{"b":3,"y":2},"z":1}'
+
+
+@lab_6_3
+def test_non_finite_floats_are_written_as_strings() -> None:
+    output = [math.nan, math.inf, -math.inf, 1.5]
+    assert serialize_output(output) == '["NaN","Infinity","-Infinity",1.5]'
+
+
+@lab_6_3
+def test_a_cycle_becomes_a_marker() -> None:
+    loop: list[object] = [1]
+    loop.append(loop)
+    ring: dict[str, object] = {"name": "a"}
+    ring["self"] = [ring]
+    assert serialize_output(loop) == f'[1,"{CIRCULAR_MARKER}"]'
+    assert serialize_output(ring) == f'{{"name":"a","self":["{CIRCULAR_MARKER}"]}}'
+
+
+@lab_6_3
+def test_a_shared_value_is_not_a_cycle() -> None:
+    shared = [1, 2]
+    assert serialize_output({"a": shared, "b": shared}) == '{"a":[1,2],"b":[1,2]}'
+
+
+@lab_6_3
+def test_a_million_item_list_stops_at_the_node_budget() -> None:
+    content = serialize_output(list(range(1_000_000)))
+    assert content.endswith("]" + TRUNCATION_MARKER)
+    assert json.loads(content.removesuffix(TRUNCATION_MARKER)) == list(range(127))
+
+
+@lab_6_3
+def test_exactly_128_nodes_are_written_whole() -> None:
+    assert serialize_output(list(range(127))) == compact(list(range(127)))
+
+
+@lab_6_3
+def test_a_wide_dict_is_cut_to_the_visit_budget_before_sorting() -> None:
+    wide = {f"k{i:04d}": i for i in range(1000, 0, -1)}  # inserted in descending order
+    content = serialize_output(wide)
+    kept = json.loads(content.removesuffix(TRUNCATION_MARKER))
+    assert content.endswith(TRUNCATION_MARKER)
+    assert len(kept) == 127
+    assert list(kept) == sorted(kept)
+    assert min(kept) == "k0745"  # the first 256 entries read were k1000 … k0745
+
+
+@lab_6_3
+def test_nesting_stops_at_depth_32() -> None:
+    def nested(levels: int) -> list[object]:
+        value: list[object] = []
+        for _ in range(levels - 1):
+            value = [value]
+        return value
+
+    assert serialize_output(nested(32)) == "[" * 32 + "]" * 32
+    assert serialize_output(nested(33)) == "[" * 32 + "]" * 32 + TRUNCATION_MARKER
+
+
+@lab_6_3
+def test_ten_thousand_levels_of_nesting_are_cut_without_recursion_errors() -> None:
+    deep: object = "bottom"
+    for _ in range(10_000):
+        deep = {"inner": deep}
+    content = serialize_output(deep)
+    assert content.endswith(TRUNCATION_MARKER)
+    assert content.count("{") == 32  # dicts at depths 0..31; the 32nd one's child is cut
+    assert content.count("inner") == 31
+
+
+@lab_6_3
+def test_a_long_string_inside_an_output_is_cut_and_marked() -> None:
+    content = serialize_output({"log": "x" * 10_000})
+    assert len(content) == MAX_CONTENT_CODE_POINTS
+    assert (
+        content == ('{"log":"' + "x" * 10_000)[: MAX_CONTENT_CODE_POINTS - 24] + TRUNCATION_MARKER
+    )
+
+
+@lab_6_3
+def test_integers_up_to_4096_bits_are_written_and_bigger_ones_refused() -> None:
+    assert serialize_output([2**4095]) == f"[{2**4095}]"
+    with pytest.raises(ToolOutputError, match=r"^\$\[0\]: int larger than 4096 bits$"):
+        serialize_output([2**4096])
+
+
+@lab_6_3
+def test_a_non_str_key_is_refused_with_its_path() -> None:
+    with pytest.raises(ToolOutputError, match=r"^\$\.rows\[1\]: dict keys must be str, got int$"):
+        serialize_output({"rows": [{}, {1: "one"}]})
+
+
+class Tracked:
+    """An object whose every hook records that it ran."""
+
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+
+    def __json__(self) -> object:
+        self.seen.append("__json__")
+        return {}
+
+    def to_json(self) -> object:
+        self.seen.append("to_json")
+        return {}
+
+    def __str__(self) -> str:
+        self.seen.append("__str__")
+        return ""
+
+    def __repr__(self) -> str:
+        self.seen.append("__repr__")
+        return ""
+
+    def __iter__(self) -> Iterator[object]:
+        self.seen.append("__iter__")
+        return iter(())
+
+
+@lab_6_3
+def test_unsupported_values_are_refused_without_running_their_code() -> None:
+    seen: list[str] = []
+
+    class Rows(list[object]):
+        def __iter__(self) -> Iterator[object]:
+            seen.append("Rows.__iter__")
+            return iter(())
+
+    class Record(dict[str, object]):
+        def items(self) -> Any:
+            seen.append("Record.items")
+            return []
+
+    class Count(int):
+        def __repr__(self) -> str:
+            seen.append("Count.__repr__")
+            return "0"
+
+    for value, kind in [
+        (Tracked(seen), "Tracked"),
+        (Rows([1]), "Rows"),
+        (Record(a=1), "Record"),
+        (Count(3), "Count"),
+        ({1, 2}, "set"),
+        (b"raw", "bytes"),
+    ]:
+        with pytest.raises(ToolOutputError, match=rf"^\$\.value: unsupported type {kind}$"):
+            serialize_output({"value": value})
+    assert seen == []
+
+
+@lab_6_3
+def test_a_faked_class_is_not_a_dict_to_the_serializer() -> None:
+    class Impostor:
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            raise AssertionError("__class__ was consulted")
+
+    with pytest.raises(ToolOutputError, match=r"^\$: unsupported type Impostor$"):
+        serialize_output(Impostor())
+
+
+@lab_6_3
+def test_an_output_of_exactly_4096_code_points_is_not_cut() -> None:
+    exact = "é" * MAX_CONTENT_CODE_POINTS
+    assert serialize_output(exact) == exact
+
+
+@lab_6_3
+def test_a_longer_output_is_cut_to_4096_code_points_with_the_marker() -> None:
+    content = serialize_output("🙂" * (MAX_CONTENT_CODE_POINTS + 1))
+    assert len(content) == MAX_CONTENT_CODE_POINTS
+    assert content == "🙂" * (MAX_CONTENT_CODE_POINTS - 24) + "\n[Tool output truncated]"
+
+
+@lab_6_3
+def test_cap_content_adds_the_marker_when_a_budget_cut_the_text() -> None:
+    assert cap_content("[1,2]", truncated=True) == "[1,2]" + TRUNCATION_MARKER
+    assert cap_content("[1,2]") == "[1,2]"
+
+
+def hostile_outputs() -> st.SearchStrategy[object]:
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(2**5000), max_value=2**5000)
+        | st.floats()
+        | st.text(max_size=50)
+        | st.sampled_from([{1, 2}, b"x", object(), 1j])
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=6)
+            | st.lists(inner, max_size=6).map(tuple)
+            | st.dictionaries(st.text(max_size=5) | st.integers(), inner, max_size=6)
+        ),
+        max_leaves=60,
+    )
+
+
+@lab_6_3
+@settings(max_examples=150, deadline=None)
+@given(hostile_outputs())
+def test_serialization_is_bounded_deterministic_and_fails_only_as_contracted(
+    output: object,
+) -> None:
+    try:
+        content = serialize_output(output)
+    except ToolOutputError:
+        with pytest.raises(ToolOutputError):
+            serialize_output(output)
+        return
+    assert len(content) <= MAX_CONTENT_CODE_POINTS
+    assert serialize_output(output) == content
+
+
+@lab_6_3
+@settings(max_examples=80, deadline=None)
+@given(json_values)
+def test_plain_json_reads_like_sorted_compact_json_on_both_paths(value: object) -> None:
+    # [value, NaN] can never take the fast path, so it checks the copying walk against json.dumps.
+    direct, via_walk = serialize_output([value]), serialize_output([value, math.nan])
+    if not direct.endswith(TRUNCATION_MARKER) and len(direct) < 3000:
+        assert direct == compact([value])
+        assert via_walk == compact([value, "NaN"])
+
+
+# =============================================================================================
+# Lab 6.4: executing a call — validation before effects, linked results, cancellation
+# =============================================================================================
+
+
+# --8<-- [start:seed-example]
+@lab_6_4
+async def test_argument_validation_runs_before_effects() -> None:
+    executed: list[object] = []
+
+    async def spy(value: object, context: ToolContext) -> object:
+        executed.append(value)
+        return {"unreachable": True}
+
+    registry = ToolRegistry(
+        [
+            define_tool(
+                {
+                    "name": "add",
+                    "description": "Add numbers.",
+                    "validate": lambda arguments: reject("left must be a number"),
+                    "execute": spy,
+                }
+            )
+        ]
+    )
+
+    result = await execute_tool_call(
+        registry,
+        ToolCall.create(
+            id="call-invalid-add", name="add", arguments={"left": "twenty", "right": 22}
+        ),
+        AbortController().signal,
+    )
+
+    assert (result.tool_call_id, result.tool_name, result.is_error) == (
+        "call-invalid-add",
+        "add",
+        True,
+    )
+    assert result.content == (
+        '{"error":{"code":"TOOL_ARGUMENTS_INVALID","message":"left must be a number"}}'
+    )
+    assert executed == []
+
+
+# --8<-- [end:seed-example]
+
+
+@lab_6_4
+async def test_a_valid_call_returns_a_frozen_result_linked_to_its_call() -> None:
+    validate = object_schema({"left": integer(), "right": integer()})
+
+    async def add(value: dict[str, int], context: ToolContext) -> object:
+        return {"sum": value["left"] + value["right"], "call": context.tool_call_id}
+
+    result = await run(
+        registry_with(tool("add", validate=validate, execute=add)),
+        call("add", {"left": 20, "right": 22}, "c-7"),
+    )
+    assert result == ToolResultMessage(
+        id="tool-result-c-7",
+        tool_call_id="c-7",
+        tool_name="add",
+        content='{"call":"c-7","sum":42}',
+        is_error=False,
+    )
+    with pytest.raises(AttributeError):
+        result.content = "changed"  # type: ignore[misc]
+
+
+@lab_6_4
+async def test_a_plain_call_dict_works_like_a_tool_call() -> None:
+    registry = registry_with(tool())
+    from_dict = await run(registry, {"id": "c", "name": "echo", "arguments": {"x": [1]}})
+    from_record = await run(registry, call("echo", {"x": [1]}, "c"))
+    assert from_dict == from_record
+    assert from_dict.content == '{"x":[1]}'
+
+
+@lab_6_4
+async def test_an_unknown_tool_gives_tool_not_found_and_changes_nothing() -> None:
+    registry = registry_with(tool("echo"))
+    result = await run(registry, call("lookup", {}, "c-1"))
+    assert (result.id, result.tool_call_id, result.tool_name, result.is_error) == (
+        "tool-result-c-1",
+        "c-1",
+        "lookup",
+        True,
+    )
+    assert result.content == error_content("TOOL_NOT_FOUND", "tool 'lookup' is not registered")
+    assert registry.names() == ("echo",)
+
+
+@lab_6_4
+async def test_a_validator_that_raises_gives_validation_failed() -> None:
+    def validate(arguments: object) -> Decision:
+        raise KeyError("left")
+
+    result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+    assert result.content == error_content(
+        "TOOL_VALIDATION_FAILED", "validate raised KeyError: left"
+    )
+
+
+@lab_6_4
+@pytest.mark.parametrize(
+    "decision",
+    [
+        None,
+        True,
+        {"ok": True},
+        {"ok": False, "error": ""},
+        {"ok": False, "error": 3},
+        {"ok": 1, "value": 2},
+        {"ok": True, "value": 1, "extra": 2},
+        {"ok": "true", "value": 1},
+        {1: True, "value": 1},
+    ],
+)
+async def test_a_malformed_decision_gives_validation_failed(decision: object) -> None:
+    result = await run(registry_with(tool(validate=lambda arguments: decision)), call("echo", {}))
+    assert result.content == error_content(
+        "TOOL_VALIDATION_FAILED", "validate returned an invalid decision"
+    )
+
+
+AWAITABLE_REFUSED = error_content(
+    "TOOL_VALIDATION_FAILED", "validate returned an awaitable; it must decide synchronously"
+)
+
+
+@lab_6_4
+async def test_a_coroutine_validator_is_refused_and_closed_without_a_warning() -> None:
+    made: list[Coroutine[Any, Any, Decision]] = []
+
+    async def decide() -> Decision:
+        return accept({})
+
+    def validate(arguments: object) -> object:
+        made.append(decide())
+        return made[-1]
+
+    executed: list[object] = []
+
+    async def spy(value: object, context: ToolContext) -> object:
+        executed.append(value)
+        return None
+
+    result = await run(registry_with(tool(validate=validate, execute=spy)), call("echo", {}))
+    assert result.content == AWAITABLE_REFUSED
+    # Closed, so collecting it cannot warn "coroutine ... was never awaited".
+    assert inspect.getcoroutinestate(made[0]) == inspect.CORO_CLOSED
+    assert executed == []
+
+
+@lab_6_4
+async def test_a_failed_future_from_a_validator_is_observed() -> None:
+    loop = asyncio.get_running_loop()
+    reports: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _loop, context: reports.append(context))
+    try:
+
+        def validate(arguments: object) -> object:
+            future: asyncio.Future[object] = loop.create_future()
+            future.set_exception(RuntimeError("async validator failed"))
+            return future
+
+        result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+        await asyncio.sleep(0)  # let the done callback run
+        gc.collect()
+    finally:
+        loop.set_exception_handler(None)
+    assert result.content == AWAITABLE_REFUSED
+    assert reports == []
+
+
+@lab_6_4
+async def test_a_task_started_by_a_validator_is_cancelled() -> None:
+    started: list[asyncio.Task[None]] = []
+
+    def validate(arguments: object) -> object:
+        started.append(asyncio.ensure_future(asyncio.Event().wait()))  # type: ignore[arg-type]
+        return started[-1]
+
+    result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+    assert result.content == AWAITABLE_REFUSED
+    with pytest.raises(asyncio.CancelledError):
+        await started[0]
+
+
+@lab_6_4
+async def test_a_custom_awaitable_from_a_validator_is_refused() -> None:
+    class Later:
+        def __await__(self) -> Iterator[None]:
+            yield None
+
+    result = await run(registry_with(tool(validate=lambda arguments: Later())), call("echo", {}))
+    assert result.content == AWAITABLE_REFUSED
+
+
+@lab_6_4
+async def test_the_validator_gets_a_private_plain_copy_of_the_arguments() -> None:
+    def validate(arguments: Any) -> Decision:
+        assert arguments == {"left": [1]}
+        arguments["left"].append("changed by the validator")
+        return accept(arguments)
+
+    proposed = call("echo", {"left": [1]})
+    result = await run(registry_with(tool(validate=validate)), proposed)
+    assert result.content == '{"left":[1,"changed by the validator"]}'
+    assert proposed.arguments == {"left": (1,)}
+
+
+@lab_6_4
+async def test_a_failing_tool_gives_execution_failed_without_running_its_str() -> None:
+    seen: list[str] = []
+
+    class LoudError(Exception):
+        def __str__(self) -> str:
+            seen.append("__str__")
+            return "loud"
+
+        def __repr__(self) -> str:
+            seen.append("__repr__")
+            return "loud"
+
+    async def fail(value: object, context: ToolContext) -> object:
+        raise LoudError("disk full")
+
+    result = await run(registry_with(tool(execute=fail)), call("echo", {}))
+    assert result.content == error_content("TOOL_EXECUTION_FAILED", "LoudError: disk full")
+    assert seen == []
+
+
+@lab_6_4
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (ValueError(), "ValueError"),
+        (OSError(2, "No such file"), "FileNotFoundError"),
+        (RuntimeError("a\nb"), "RuntimeError: a\nb"),
+        (
+            ToolContractError("INVALID_TOOL_CALL", "forged"),
+            "ToolContractError: INVALID_TOOL_CALL: forged",
+        ),
+    ],
+)
+async def test_execution_failure_messages_come_from_the_first_str_argument(
+    error: Exception, message: str
+) -> None:
+    async def fail(value: object, context: ToolContext) -> object:
+        raise error
+
+    result = await run(registry_with(tool(execute=fail)), call("echo", {}))
+    assert result.content == error_content("TOOL_EXECUTION_FAILED", message)
+
+
+@lab_6_4
+async def test_an_execute_that_returns_no_awaitable_fails_as_a_result() -> None:
+    def not_async(value: object, context: ToolContext) -> object:
+        return 42
+
+    result = await run(registry_with(tool(execute=not_async)), call("echo", {}))  # type: ignore[arg-type]
+    assert result.content == error_content(
+        "TOOL_EXECUTION_FAILED", "TypeError: object int can't be used in 'await' expression"
+    )
+
+
+@lab_6_4
+async def test_an_unsupported_output_gives_serialization_failed() -> None:
+    result = await run_returning({"rows": [{1, 2}]})
+    assert result.is_error
+    assert result.content == error_content(
+        "TOOL_OUTPUT_SERIALIZATION_FAILED", "$.rows[0]: unsupported type set"
+    )
+
+
+@lab_6_4
+async def test_error_content_is_capped_too() -> None:
+    result = await run(
+        registry_with(tool(validate=lambda arguments: reject("x" * 9000))), call("echo", {})
+    )
+    assert len(result.content) == MAX_CONTENT_CODE_POINTS
+    assert result.content.endswith(TRUNCATION_MARKER)
+
+
+@lab_6_4
+@pytest.mark.parametrize(
+    ("proposed", "message"),
+    [
+        (None, "call must be a ToolCall or a dict, got NoneType"),
+        ([], "call must be a ToolCall or a dict, got list"),
+        ({"name": "echo", "arguments": {}}, "call is missing 'id'"),
+        (
+            {"id": "c", "name": "echo", "arguments": {}, "extra": 1},
+            "call has unknown field 'extra'",
+        ),
+        ({"id": "c", "name": "echo", "arguments": {}, 2: 1}, "call keys must be str, got int"),
+        ({"id": "", "name": "echo", "arguments": {}}, "call id must be a non-empty str"),
+        ({"id": "c", "name": 5, "arguments": {}}, "call name must be a non-empty str"),
+        (
+            {"id": "c", "name": "echo", "arguments": []},
+            r"call arguments must be a JSON object: \$: expected a JSON object, got list",
+        ),
+        (
+            {"id": "c", "name": "echo", "arguments": {"x": math.nan}},
+            r"call arguments must be a JSON object: \$.x: NaN is not a JSON number",
+        ),
+    ],
+)
+async def test_a_malformed_call_raises_before_any_lookup(proposed: object, message: str) -> None:
+    looked_at: list[object] = []
+    registry = registry_with(tool(validate=looked_at.append))
+    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_CALL: {message}$"):
+        await run(registry, proposed)
+    assert looked_at == []
+
+
+@lab_6_4
+async def test_a_call_object_that_lies_about_its_type_is_refused() -> None:
+    class Meta(type):
+        @property
+        def __name__(cls) -> str:  # type: ignore[override]
+            raise AssertionError("the metaclass was asked")
+
+    class Shape(metaclass=Meta):
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return ToolCall
+
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_CALL: call must be a ToolCall or a dict, got Shape$",
+    ):
+        await run(registry_with(tool()), Shape())
+
+
+@lab_6_4
+async def test_registry_and_signal_must_be_the_real_types() -> None:
+    with pytest.raises(TypeError, match=r"^registry must be a ToolRegistry, got dict$"):
+        await execute_tool_call({}, call("echo", {}), AbortController().signal)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^signal must be an AbortSignal, got NoneType$"):
+        await execute_tool_call(ToolRegistry(), call("echo", {}), None)  # type: ignore[arg-type]
+
+
+# --- cancellation at every boundary ----------------------------------------------------------
+
+
+class StopError(Exception):
+    """An abort reason that is an exception: it is raised as it is."""
+
+
+@lab_6_4
+async def test_an_aborted_signal_stops_the_call_before_anything_runs() -> None:
+    controller = AbortController()
+    reason = StopError("user pressed stop")
+    controller.abort(reason)
+    looked_at: list[object] = []
+    registry = registry_with(tool(validate=looked_at.append))
+    with pytest.raises(StopError) as raised:
+        await run(registry, "not even a call", controller.signal)
+    assert raised.value is reason
+    assert looked_at == []
+
+
+@lab_6_4
+async def test_a_reason_that_is_not_an_exception_raises_abort_error() -> None:
+    controller = AbortController()
+    controller.abort("timeout")
+    with pytest.raises(AbortError) as raised:
+        await run(registry_with(tool()), call("echo", {}), controller.signal)
+    assert raised.value.reason == "timeout"
+
+
+@lab_6_4
+@pytest.mark.parametrize("decision", [accept({}), reject("no")])
+async def test_an_abort_during_validation_publishes_nothing_and_runs_nothing(
+    decision: Decision,
+) -> None:
+    controller = AbortController()
+    executed: list[object] = []
+
+    def validate(arguments: object) -> Decision:
+        controller.abort(StopError("during validation"))
+        return decision
+
+    async def spy(value: object, context: ToolContext) -> object:
+        executed.append(value)
+        return None
+
+    with pytest.raises(StopError, match=r"^during validation$"):
+        await run(
+            registry_with(tool(validate=validate, execute=spy)), call("echo", {}), controller.signal
+        )
+    assert executed == []
+
+
+@lab_6_4
+async def test_an_abort_while_the_tool_waits_cancels_it_and_waits_for_its_cleanup() -> None:
+    controller = AbortController()
+    started, events = asyncio.Event(), []
+
+    async def slow(value: object, context: ToolContext) -> object:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            events.append("tool cancelled")
+            raise
+        finally:
+            events.append("tool cleaned up")
+        return "never"
+
+    pending = asyncio.create_task(
+        run(registry_with(tool(execute=slow)), call("echo", {}), controller.signal)
+    )
+    await started.wait()
+    reason = StopError("stop now")
+    controller.abort(reason)
+    with pytest.raises(StopError) as raised:
+        await pending
+    assert raised.value is reason
+    assert events == ["tool cancelled", "tool cleaned up"]
+    assert controller.signal.listener_count == 0
+
+
+@lab_6_4
+async def test_the_tool_sees_the_same_signal_and_its_own_call_id() -> None:
+    controller = AbortController()
+    seen: list[tuple[AbortSignal, str]] = []
+
+    async def look(value: object, context: ToolContext) -> object:
+        seen.append((context.signal, context.tool_call_id))
+        return None
+
+    await run(registry_with(tool(execute=look)), call("echo", {}, "c-9"), controller.signal)
+    assert seen == [(controller.signal, "c-9")]
+
+
+@lab_6_4
+async def test_an_abort_just_before_the_tool_returns_wins_and_leaves_no_stray_cancellation() -> (
+    None
+):
+    controller = AbortController()
+
+    async def abort_then_return(value: object, context: ToolContext) -> object:
+        controller.abort(StopError("late"))  # from inside the running task: the dangerous case
+        return "finished anyway"
+
+    with pytest.raises(StopError, match=r"^late$"):
+        await run(
+            registry_with(tool(execute=abort_then_return)), call("echo", {}), controller.signal
+        )
+    await asyncio.sleep(0)  # a stray cancel of this task would surface here
+    await asyncio.sleep(0)
+    current = asyncio.current_task()
+    assert current is not None
+    assert current.cancelling() == 0
+
+
+@lab_6_4
+async def test_a_tool_that_swallows_the_cancellation_still_publishes_nothing() -> None:
+    controller = AbortController()
+    started = asyncio.Event()
+
+    async def stubborn(value: object, context: ToolContext) -> object:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            return "ignored the cancellation"
+        return "never"
+
+    pending = asyncio.create_task(
+        run(registry_with(tool(execute=stubborn)), call("echo", {}), controller.signal)
+    )
+    await started.wait()
+    controller.abort(StopError("stop"))
+    with pytest.raises(StopError):
+        await pending
+
+
+@lab_6_4
+async def test_an_abort_after_serialization_publishes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    controller = AbortController()
+    real = tool_module.serialize_output
+
+    def serialize_then_abort(output: object) -> str:
+        content = real(output)
+        controller.abort(StopError("after serialization"))
+        return content
+
+    monkeypatch.setattr(tool_module, "serialize_output", serialize_then_abort)
+    with pytest.raises(StopError, match=r"^after serialization$"):
+        await run(registry_with(tool()), call("echo", {}), controller.signal)
+
+
+@lab_6_4
+async def test_cancelling_the_callers_task_cancels_the_tool_and_propagates() -> None:
+    controller = AbortController()
+    started, events = asyncio.Event(), []
+
+    async def slow(value: object, context: ToolContext) -> object:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            events.append("tool cleaned up")
+        return "never"
+
+    pending = asyncio.create_task(
+        run(registry_with(tool(execute=slow)), call("echo", {}), controller.signal)
+    )
+    await started.wait()
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+    assert events == ["tool cleaned up"]
+    assert controller.signal.listener_count == 0
+    assert not controller.signal.aborted
+
+
+@lab_6_4
+async def test_the_callers_cancellation_wins_even_if_the_tool_swallows_it() -> None:
+    started = asyncio.Event()
+
+    async def stubborn(value: object, context: ToolContext) -> object:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            return "ignored"
+        return "never"
+
+    pending = asyncio.create_task(run(registry_with(tool(execute=stubborn)), call("echo", {})))
+    await started.wait()
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+
+
+@lab_6_4
+async def test_when_caller_and_signal_both_cancel_the_callers_cancellation_propagates() -> None:
+    controller = AbortController()
+    started = asyncio.Event()
+
+    async def slow(value: object, context: ToolContext) -> object:
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    pending = asyncio.create_task(
+        run(registry_with(tool(execute=slow)), call("echo", {}), controller.signal)
+    )
+    await started.wait()
+    controller.abort(StopError("stop"))
+    await asyncio.sleep(0)  # the abort's cancel lands first
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await pending
+
+
+class Halt(BaseException):
+    """A BaseException that is not an Exception, like KeyboardInterrupt or SystemExit."""
+
+
+@lab_6_4
+@pytest.mark.parametrize("error", [Halt("halt"), asyncio.CancelledError()])
+async def test_base_exceptions_from_the_tool_are_never_results(error: BaseException) -> None:
+    async def raise_it(value: object, context: ToolContext) -> object:
+        raise error
+
+    with pytest.raises(type(error)) as raised:
+        await run(registry_with(tool(execute=raise_it)), call("echo", {}))
+    assert raised.value is error
+
+
+# --- fatal errors: genuine versus look-alike -------------------------------------------------
+
+
+async def raising(error: BaseException) -> ToolResultMessage:
+    async def fail(value: object, context: ToolContext) -> object:
+        raise error
+
+    return await run(registry_with(tool(execute=fail)), call("echo", {}))
+
+
+@lab_6_4
+async def test_a_genuine_non_recoverable_error_escapes_as_the_same_object() -> None:
+    fatal = NonRecoverableToolError("workspace corrupted")
+    with pytest.raises(NonRecoverableToolError) as raised:
+        await raising(fatal)
+    assert raised.value is fatal
+
+
+@lab_6_4
+async def test_a_subclass_that_calls_the_real_constructor_is_genuine() -> None:
+    class DiskLostError(NonRecoverableToolError):
+        def __init__(self) -> None:
+            super().__init__("disk lost")
+
+    fatal = DiskLostError()
+    with pytest.raises(DiskLostError):
+        await raising(fatal)
+
+
+@lab_6_4
+async def test_an_instance_made_without_the_constructor_is_an_ordinary_failure() -> None:
+    forged = NonRecoverableToolError.__new__(NonRecoverableToolError, "forged")
+    assert isinstance(forged, NonRecoverableToolError)  # isinstance is no brand check
+    result = await raising(forged)
+    assert result.content == error_content(
+        "TOOL_EXECUTION_FAILED", "NonRecoverableToolError: forged"
+    )
+
+
+@lab_6_4
+async def test_a_subclass_that_skips_the_constructor_is_an_ordinary_failure() -> None:
+    class LazyError(NonRecoverableToolError):
+        def __init__(self) -> None:
+            Exception.__init__(self, "lazy")
+
+    assert (await raising(LazyError())).content == error_content(
+        "TOOL_EXECUTION_FAILED", "LazyError: lazy"
+    )
+
+
+@lab_6_4
+async def test_a_faked_class_is_an_ordinary_failure() -> None:
+    class ImpostorError(Exception):
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return NonRecoverableToolError
+
+    impostor = ImpostorError("pretending")
+    assert isinstance(impostor, NonRecoverableToolError)
+    result = await raising(impostor)
+    assert result.content == error_content("TOOL_EXECUTION_FAILED", "ImpostorError: pretending")
+
+
+@lab_6_4
+async def test_copied_names_and_fields_are_an_ordinary_failure() -> None:
+    genuine = NonRecoverableToolError("real")
+    copied = type("NonRecoverableToolError", (Exception,), {})("copy")
+    vars(copied).update(vars(genuine))
+    result = await raising(copied)
+    assert result.content == error_content("TOOL_EXECUTION_FAILED", "NonRecoverableToolError: copy")
+
+
+@lab_6_4
+def test_the_constructor_cannot_be_borrowed_by_another_exception() -> None:
+    other = ValueError("other")
+    with pytest.raises(TypeError, match=r"super\(type, obj\)"):
+        NonRecoverableToolError.__init__(other, "borrowed")  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def reloaded_tool_module() -> Iterator[types.ModuleType]:
+    """Reload harness.tool (new classes, new functions); restore the old namespace afterwards."""
+    saved = dict(vars(tool_module))
+    try:
+        yield importlib.reload(tool_module)
+    finally:
+        vars(tool_module).clear()
+        vars(tool_module).update(saved)
+
+
+@lab_6_4
+async def test_genuine_errors_are_recognised_across_a_module_reload(
+    reloaded_tool_module: types.ModuleType,
+) -> None:
+    fresh: Any = reloaded_tool_module
+    assert fresh.NonRecoverableToolError is not NonRecoverableToolError
+    for fatal in (NonRecoverableToolError("old class"), fresh.NonRecoverableToolError("new class")):
+
+        async def fail(value: object, context: Any, fatal: BaseException = fatal) -> object:
+            raise fatal
+
+        registry = fresh.ToolRegistry([tool(execute=fail)])
+        with pytest.raises(Exception) as raised:
+            await fresh.execute_tool_call(registry, call("echo", {}), AbortController().signal)
+        assert raised.value is fatal
+
+
+# --- many calls at once ----------------------------------------------------------------------
+
+
+@lab_6_4
+async def test_two_hundred_concurrent_calls_each_get_their_own_result() -> None:
+    gate = asyncio.Event()
+    arrived = 0
+
+    async def wait_then_echo(value: dict[str, object], context: ToolContext) -> object:
+        nonlocal arrived
+        arrived += 1
+        if arrived == 200:
+            gate.set()
+        await gate.wait()  # every call is in flight before any returns
+        return {"seen": value["n"], "id": context.tool_call_id}
+
+    registry = registry_with(tool(execute=wait_then_echo))
+    signal = AbortController().signal
+    calls = [call("echo", {"n": n}, f"call-{n}") for n in range(200)]
+    results = await asyncio.gather(
+        *(execute_tool_call(registry, c, signal) for c in reversed(calls))
+    )
+    for n, result in enumerate(reversed(results)):
+        assert (result.tool_call_id, result.is_error) == (f"call-{n}", False)
+        assert result.content == f'{{"id":"call-{n}","seen":{n}}}'
+    assert signal.listener_count == 0
+
+
+# --- properties over generated calls ---------------------------------------------------------
+
+
+proposals = st.fixed_dictionaries(
+    {
+        "id": st.text(min_size=1, max_size=8),
+        "name": st.sampled_from(["echo", "fail", "refuse", "missing"]),
+        "arguments": st.dictionaries(st.text(max_size=6), json_values, max_size=5),
+    }
+)
+
+
+async def fail_always(value: object, context: ToolContext) -> object:
+    raise RuntimeError("x" * 5000)
+
+
+def contract_registry() -> ToolRegistry:
+    return registry_with(
+        tool("echo"),
+        tool("fail", execute=fail_always),
+        tool(
+            "refuse", validate=lambda arguments: reject("refused: " + json.dumps(arguments)[:9000])
+        ),
+    )
+
+
+@lab_6_4
+@settings(max_examples=60, deadline=None)
+@given(proposals)
+def test_every_call_gets_a_bounded_deterministic_result_linked_to_it(
+    proposed: dict[str, Any],
+) -> None:
+    registry = contract_registry()
+    with asyncio.Runner() as runner:
+        first = runner.run(run(registry, proposed))
+        second = runner.run(run(registry, dict(proposed)))
+    assert (first.id, first.tool_call_id, first.tool_name) == (
+        f"tool-result-{proposed['id']}",
+        proposed["id"],
+        proposed["name"],
+    )
+    assert len(first.content) <= MAX_CONTENT_CODE_POINTS
+    assert first == second
+    assert first.is_error == (proposed["name"] != "echo")
+
+
+@lab_6_4
+def test_a_tool_definition_is_frozen_and_slotted() -> None:
+    definition = define_tool(tool())
+    assert type(definition) is ToolDefinition
+    with pytest.raises(AttributeError):
+        definition.execute = echo  # type: ignore[misc]
+    assert not hasattr(definition, "__dict__")
