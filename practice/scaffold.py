@@ -168,6 +168,9 @@ def _write_folder(
     tree: CourseTree, catalog: Sequence[Checkpoint], target: Checkpoint, out: Path
 ) -> None:
     included = catalog[: catalog.index(target) + 1]
+    for checkpoint in included:
+        if not checkpoint.test_file.exists():
+            raise PracticeError(f"{checkpoint.test_file} does not exist: the course is incomplete")
     src = out / "course" / "src"
     src.mkdir(parents=True)
     for name in PACKAGE_FILES:

@@ -14,6 +14,13 @@ from collections.abc import Generator
 import pytest
 
 
+def _leaves(error: BaseException) -> list[list[str]]:
+    """Return [type name, message] of each exception an exception group holds, or of ``error``."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [[type(error).__name__, str(error)]]
+
+
 def _write(record: dict[str, object]) -> None:
     with open(os.environ["PRACTICE_OUTCOMES"], "a", encoding="utf-8") as stream:
         stream.write(json.dumps(record) + "\n")
@@ -36,6 +43,7 @@ def pytest_runtest_makereport(
                 "lab": None if marker is None else str(marker.args[0]),
                 "exception": None if excinfo is None else excinfo.typename,
                 "message": None if excinfo is None else str(excinfo.value),
+                "leaves": [] if excinfo is None else _leaves(excinfo.value),
             }
         )
     return report

@@ -35,6 +35,7 @@ class TestOutcome:
     lab: str | None
     exception: str | None  # the exception's type name, when it raised
     message: str | None
+    leaves: tuple[tuple[str, str], ...]  # (type name, message) of each exception in a group
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +111,7 @@ def run_focused_tests(folder: Path, files: Sequence[str], work: Path) -> Scaffol
                 lab=r["lab"],
                 exception=r["exception"],
                 message=r["message"],
+                leaves=tuple((kind, text) for kind, text in r["leaves"]),
             )
             for r in records
             if r["kind"] == "test"

@@ -1,0 +1,203 @@
+"""Prove, for every checkpoint N of the real catalog, that its practice folder works.
+
+(a)+(c) the reference, copied back into N's fresh folder, passes the focused tests of 00..N
+        there (the round trip; the course's own test run proves the reference in place);
+(b)     the fresh folder passes 00..N-1; every test of N fails, each on the NotImplementedError
+        of a stub of N's labs (not an import, syntax or assertion error; the stub met first may
+        be another lab's of N, since a lab builds on the ones before it); and the labs section
+        reports each lab of N as not started;
+(d)     no line of a lab's reference body appears in the folder;
+(e)     every lab has a hint, tests tagged with it, and a mention on its lesson page.
+
+Each folder is made once and both of its runs happen in one session fixture, two subprocesses
+at a time; each test below only reads what they saw. Nothing here names a checkpoint: a new
+checkpoint is covered by adding its manifest.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from checkpoints.catalog import Checkpoint, load_catalog
+from practice.regions import find_regions
+from practice.scaffold import make_practice_folder
+from practice.tests.scaffold_runs import ScaffoldRun, focused_test_paths, run_focused_tests
+
+ROOT = Path(__file__).resolve().parents[2]
+CATALOG = load_catalog()
+BY_NAME = {c.name: c for c in CATALOG}
+
+# The session fixture pays for every folder's runs inside the first test that asks for it.
+pytestmark = pytest.mark.timeout(900)
+
+# Lines too plain to betray a lab's answer, which may well appear elsewhere in the folder.
+_TRIVIAL = re.compile(
+    r"^(return|pass|continue|break|raise|yield|else:|try:|finally:|return None|return True"
+    r"|return False|\.\.\.|[\]\)\}]+[,:]?|\"\"\"|'''|#.*)?$"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
+    """What one checkpoint's practice folder looked like and what its two runs saw."""
+
+    checkpoint: Checkpoint
+    folder: Path  # the fresh folder, untouched after generation
+    fresh: ScaffoldRun
+    round_trip: ScaffoldRun  # a copy of the folder with N's reference modules copied back
+
+
+def _gather(checkpoint: Checkpoint, base: Path) -> Evidence | Exception:
+    """Make and run one checkpoint's folder; an error is kept for that checkpoint's tests."""
+    try:
+        return _make_and_run(checkpoint, base)
+    except Exception as exc:  # reported by each test of this checkpoint, not by all of them
+        return exc
+
+
+def _make_and_run(checkpoint: Checkpoint, base: Path) -> Evidence:
+    included = CATALOG[: CATALOG.index(checkpoint) + 1]
+    folder = make_practice_folder(ROOT, checkpoint.number, base / checkpoint.name)
+    files = focused_test_paths(folder, included)
+    fresh = run_focused_tests(folder, files, base / f"{checkpoint.name}-fresh-run")
+    trip = base / f"{checkpoint.name}-round-trip"
+    shutil.copytree(folder, trip)
+    for module in checkpoint.modules:
+        shutil.copyfile(ROOT / "course" / "src" / module, trip / "course" / "src" / module)
+    round_trip = run_focused_tests(trip, files, base / f"{checkpoint.name}-round-trip-run")
+    return Evidence(checkpoint=checkpoint, folder=folder, fresh=fresh, round_trip=round_trip)
+
+
+@pytest.fixture(scope="session")
+def gathered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Evidence | Exception]]:
+    base = tmp_path_factory.mktemp("practice-folders")
+    workers = max(1, min(4, os.cpu_count() or 2))
+    largest_first = sorted(CATALOG, key=lambda c: c.number, reverse=True)
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = list(pool.map(lambda c: _gather(c, base), largest_first))
+    yield {c.name: result for c, result in zip(largest_first, results, strict=True)}
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def proof(name: str, gathered: dict[str, Evidence | Exception]) -> Evidence:
+    result = gathered[name]
+    if isinstance(result, Exception):
+        raise AssertionError(f"no practice folder for {name}: {result}") from result
+    return result
+
+
+def _own_outcomes(run: ScaffoldRun, checkpoint: Checkpoint) -> list[tuple[str, str | None, str]]:
+    prefix = f"checkpoints/{checkpoint.name}/"
+    return [(o.nodeid, o.lab, o.outcome) for o in run.outcomes if o.nodeid.startswith(prefix)]
+
+
+checkpoint_names = pytest.mark.parametrize("name", list(BY_NAME))
+
+
+@checkpoint_names
+def test_reference_copied_back_passes_every_focused_test_through_the_checkpoint(
+    name: str, proof: Evidence
+) -> None:
+    run = proof.round_trip
+    assert run.returncode == 0, run.output
+    assert run.collect_errors == ()
+    assert run.outcomes
+    assert run.failed() == []
+    for checkpoint in CATALOG[: CATALOG.index(proof.checkpoint) + 1]:
+        assert _own_outcomes(run, checkpoint), f"no test of {checkpoint.name} ran"
+
+
+@checkpoint_names
+def test_fresh_folder_imports_its_own_harness(name: str, proof: Evidence) -> None:
+    assert proof.fresh.harness_file is not None, proof.fresh.output
+    assert Path(proof.fresh.harness_file).resolve() == proof.folder / "course/src/__init__.py"
+
+
+@checkpoint_names
+def test_fresh_folder_passes_the_earlier_checkpoints(name: str, proof: Evidence) -> None:
+    assert proof.fresh.collect_errors == (), proof.fresh.output
+    for earlier in CATALOG[: CATALOG.index(proof.checkpoint)]:
+        outcomes = _own_outcomes(proof.fresh, earlier)
+        assert outcomes, f"no test of {earlier.name} ran"
+        assert [o for o in outcomes if o[2] != "passed"] == [], proof.fresh.output
+
+
+@checkpoint_names
+def test_fresh_folder_fails_every_lab_test_on_a_lab_stub(name: str, proof: Evidence) -> None:
+    checkpoint = proof.checkpoint
+    prefix = f"checkpoints/{checkpoint.name}/"
+    own = [o for o in proof.fresh.outcomes if o.nodeid.startswith(prefix)]
+    assert own, proof.fresh.output
+    if checkpoint.mode == "observe":
+        assert [o for o in own if o.outcome != "passed"] == []
+        return
+    stub = re.compile(rf"^Lab ({'|'.join(re.escape(lab.id) for lab in checkpoint.labs)}): ")
+    wrong = [
+        (o.nodeid.split("::")[-1], o.outcome, o.exception, (o.message or "")[:80])
+        for o in own
+        if o.outcome != "failed"
+        or not o.leaves
+        or not all(kind == "NotImplementedError" and stub.match(text) for kind, text in o.leaves)
+    ]
+    assert wrong == [], "these tests did not fail on a stub of this checkpoint's labs"
+    for lab in checkpoint.labs:
+        assert re.search(rf"^Lab {re.escape(lab.id)} +not started ", proof.fresh.output, re.M), (
+            f"Lab {lab.id} is not reported as not started"
+        )
+    assert not re.search(r"^Lab \S+ +passing ", proof.fresh.output.split(prefix)[-1], re.M)
+
+
+@checkpoint_names
+def test_no_line_of_a_lab_body_appears_in_the_folder(name: str, proof: Evidence) -> None:
+    checkpoint = proof.checkpoint
+    if checkpoint.mode == "observe":
+        return
+    labs = [lab.id for lab in checkpoint.labs]
+    for module in checkpoint.modules:
+        source = (ROOT / "course/src" / module).read_text(encoding="utf-8")
+        lines = [line.strip() for line in source.splitlines()]
+        inside: set[int] = set()
+        for region in find_regions(source, module, labs):
+            inside.update(range(region.begin - 1, region.end))
+        outside = Counter(line for i, line in enumerate(lines) if i not in inside)
+        folder_lines = Counter(
+            line.strip()
+            for line in (proof.folder / "course/src" / module).read_text("utf-8").splitlines()
+        )
+        leaked = sorted(
+            {
+                lines[i]
+                for i in inside
+                if not _TRIVIAL.match(lines[i]) and folder_lines[lines[i]] > outside[lines[i]]
+            }
+        )
+        assert leaked == [], f"course/src/{module}: lab lines left in the skeleton"
+        text = (proof.folder / "course/src" / module).read_text("utf-8")
+        assert not re.search(r"(?m)^\s*# (BEGIN|END) LAB ", text)
+        assert "--8<--" not in text
+
+
+@checkpoint_names
+def test_every_lab_has_a_hint_tagged_tests_and_a_mention_on_its_page(
+    name: str, proof: Evidence
+) -> None:
+    checkpoint = proof.checkpoint
+    page = (ROOT / "docs" / checkpoint.page).read_text(encoding="utf-8")
+    tagged = Counter(lab for _, lab, _ in _own_outcomes(proof.round_trip, checkpoint))
+    labs = {lab.id for lab in checkpoint.labs}
+    for lab in checkpoint.labs:
+        assert lab.hint.strip()
+        assert tagged[lab.id] > 0, f"no test of {checkpoint.name} is tagged Lab {lab.id}"
+        assert re.search(rf"\bLab {re.escape(lab.id)}\b", page), f"Lab {lab.id} not on its page"
+    if checkpoint.mode == "build":
+        assert set(tagged) <= labs, f"tests of {checkpoint.name} tagged with other labs"
