@@ -276,10 +276,10 @@ def _check_search(context: BrowserContext, url: str, word: str, report: SiteRepo
     # Material drops a query typed before its search worker has loaded the index, so type the
     # word again until results appear or the time is up.
     for _ in range(SEARCH_ATTEMPTS):
-        query.click()
-        query.fill("")
-        query.press_sequentially(word, delay=20)
         try:
+            query.click(timeout=TIMEOUT_MS // SEARCH_ATTEMPTS)
+            query.fill("")
+            query.press_sequentially(word, delay=20)
             results.first.wait_for(timeout=TIMEOUT_MS // SEARCH_ATTEMPTS)
         except PlaywrightError:
             continue

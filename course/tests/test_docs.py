@@ -6,24 +6,21 @@ these tests are the fast part that ``nox -s tests`` runs.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from checkpoints.catalog import load_catalog  # noqa: E402
-from docs_tools.check_docs import (  # noqa: E402
+from checkpoints.catalog import load_catalog
+from docs_tools.check_docs import (
     find_fences,
     navigation_problems,
     read_nav,
     read_nav_translations,
     snippet_problems,
 )
-from docs_tools.vendor_mermaid import VERSION, check_vendored  # noqa: E402
+from docs_tools.vendor_mermaid import VERSION, check_vendored
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PAGES = sorted((ROOT / "docs").rglob("*.md"))
 SOURCE = """\
