@@ -29,6 +29,7 @@ from harness.tool import (
     MAX_CONTENT_CODE_POINTS,
     TRUNCATION_MARKER,
     Decision,
+    Field,
     NonRecoverableToolError,
     ToolContext,
     ToolContractError,
@@ -123,23 +124,24 @@ async def run_returning(output: object) -> ToolResultMessage:
 
 @lab_6_1
 @pytest.mark.parametrize(
-    ("field", "good", "bad", "message"),
+    ("make_field", "good", "bad", "message"),
     [
-        (string(), "text", 3, "expected a string, got int"),
-        (integer(), 3, True, "expected an integer, got bool"),
-        (integer(), -7, 2.0, "expected an integer, got float"),
-        (number(), 2.5, "2.5", "expected a number, got str"),
-        (number(), 2, False, "expected a number, got bool"),
-        (boolean(), False, 0, "expected a boolean, got int"),
-        (positive_integer(), 1, 0, "must be at least 1"),
-        (positive_integer(), 9, "9", "expected a positive integer, got str"),
-        (choice("c", "f"), "f", "k", "expected one of 'c', 'f'"),
-        (list_of(integer()), (1, 2), "12", "expected a list, got str"),
+        (string, "text", 3, "expected a string, got int"),
+        (integer, 3, True, "expected an integer, got bool"),
+        (integer, -7, 2.0, "expected an integer, got float"),
+        (number, 2.5, "2.5", "expected a number, got str"),
+        (number, 2, False, "expected a number, got bool"),
+        (boolean, False, 0, "expected a boolean, got int"),
+        (positive_integer, 1, 0, "must be at least 1"),
+        (positive_integer, 9, "9", "expected a positive integer, got str"),
+        (lambda: choice("c", "f"), "f", "k", "expected one of 'c', 'f'"),
+        (lambda: list_of(integer()), (1, 2), "12", "expected a list, got str"),
     ],
 )
 def test_field_accepts_its_exact_type_and_names_what_came_instead(
-    field: tool_module.Field, good: object, bad: object, message: str
+    make_field: Callable[[], Field], good: object, bad: object, message: str
 ) -> None:
+    field = make_field()  # built here, so a stubbed lab fails this test, not the whole file
     assert field.check(good) is None
     assert field.check(bad) == message
 
@@ -661,6 +663,18 @@ def test_duplicate_names_are_refused_in_the_batch_and_against_the_registry() -> 
 
 
 @lab_6_2
+def test_contract_errors_carry_a_known_code_and_message() -> None:
+    with pytest.raises(ToolContractError) as raised:
+        ToolRegistry([tool("a"), tool("a")])
+    assert (raised.value.code, raised.value.message) == (
+        "DUPLICATE_TOOL_NAME",
+        "duplicate tool name 'a'",
+    )
+    with pytest.raises(ValueError, match=r"^unknown contract code 'OOPS'$"):
+        ToolContractError("OOPS", "x")
+
+
+@lab_6_2
 def test_a_snapshot_is_isolated_and_shares_the_frozen_definitions() -> None:
     registry = registry_with(tool("a"))
     copy = registry.snapshot()
@@ -676,14 +690,6 @@ def test_registries_are_independent() -> None:
     one, two = ToolRegistry(), ToolRegistry()
     one.register(tool("a"))
     assert len(two) == 0
-
-
-@lab_6_2
-def test_contract_errors_carry_a_known_code() -> None:
-    error = ToolContractError("INVALID_TOOL_CALL", "call id must be a non-empty str")
-    assert (error.code, error.message) == ("INVALID_TOOL_CALL", "call id must be a non-empty str")
-    with pytest.raises(ValueError, match=r"^unknown contract code 'OOPS'$"):
-        ToolContractError("OOPS", "x")
 
 
 # =============================================================================================
@@ -1562,6 +1568,15 @@ async def test_an_instance_made_without_the_constructor_is_an_ordinary_failure()
 
 
 @lab_6_4
+async def test_the_constructor_cannot_be_borrowed_by_another_exception() -> None:
+    other = ValueError("other")
+    with pytest.raises(TypeError, match=r"super\(type, obj\)"):
+        NonRecoverableToolError.__init__(other, "borrowed")  # type: ignore[arg-type]
+    result = await raising(other)
+    assert result.content == error_content("TOOL_EXECUTION_FAILED", "ValueError: other")
+
+
+@lab_6_4
 async def test_a_subclass_that_skips_the_constructor_is_an_ordinary_failure() -> None:
     class LazyError(NonRecoverableToolError):
         def __init__(self) -> None:
@@ -1592,13 +1607,6 @@ async def test_copied_names_and_fields_are_an_ordinary_failure() -> None:
     vars(copied).update(vars(genuine))
     result = await raising(copied)
     assert result.content == error_content("TOOL_EXECUTION_FAILED", "NonRecoverableToolError: copy")
-
-
-@lab_6_4
-def test_the_constructor_cannot_be_borrowed_by_another_exception() -> None:
-    other = ValueError("other")
-    with pytest.raises(TypeError, match=r"super\(type, obj\)"):
-        NonRecoverableToolError.__init__(other, "borrowed")  # type: ignore[arg-type]
 
 
 @pytest.fixture
