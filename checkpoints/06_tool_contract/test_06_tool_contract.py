@@ -8,6 +8,7 @@ record in ``seen`` anything of theirs that runs, and the tests assert that nothi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import importlib
 import inspect
@@ -1609,8 +1610,8 @@ async def test_copied_names_and_fields_are_an_ordinary_failure() -> None:
     assert result.content == error_content("TOOL_EXECUTION_FAILED", "NonRecoverableToolError: copy")
 
 
-@pytest.fixture
-def reloaded_tool_module() -> Iterator[types.ModuleType]:
+@contextlib.contextmanager
+def reloaded_tool_module() -> Iterator[Any]:
     """Reload harness.tool (new classes, new functions); restore the old namespace afterwards."""
     saved = dict(vars(tool_module))
     try:
@@ -1621,20 +1622,20 @@ def reloaded_tool_module() -> Iterator[types.ModuleType]:
 
 
 @lab_6_4
-async def test_genuine_errors_are_recognised_across_a_module_reload(
-    reloaded_tool_module: types.ModuleType,
-) -> None:
-    fresh: Any = reloaded_tool_module
-    assert fresh.NonRecoverableToolError is not NonRecoverableToolError
-    for fatal in (NonRecoverableToolError("old class"), fresh.NonRecoverableToolError("new class")):
+async def test_genuine_errors_are_recognised_across_a_module_reload() -> None:
+    made_before = NonRecoverableToolError("made before the reload")
+    with reloaded_tool_module() as fresh:
+        assert fresh.NonRecoverableToolError is not NonRecoverableToolError
+        made_after = fresh.NonRecoverableToolError("made by the new class")
+        for fatal in (made_before, made_after):
 
-        async def fail(value: object, context: Any, fatal: BaseException = fatal) -> object:
-            raise fatal
+            async def fail(value: object, context: Any, fatal: BaseException = fatal) -> object:
+                raise fatal
 
-        registry = fresh.ToolRegistry([tool(execute=fail)])
-        with pytest.raises(Exception) as raised:
-            await fresh.execute_tool_call(registry, call("echo", {}), AbortController().signal)
-        assert raised.value is fatal
+            registry = fresh.ToolRegistry([tool(execute=fail)])
+            with pytest.raises(Exception) as raised:
+                await fresh.execute_tool_call(registry, call("echo", {}), AbortController().signal)
+            assert raised.value is fatal
 
 
 # --- many calls at once ----------------------------------------------------------------------
