@@ -75,7 +75,7 @@ def run_usage(catalog: Sequence[Checkpoint]) -> str:
     """Return the usage of ``nox -s checkpoint`` in a practice folder."""
     return "\n".join(
         [
-            "usage: nox -s checkpoint -- NN    (or: nox -s checkpoint -- all)",
+            "usage: nox -s checkpoint -- NN [pytest arguments]    (or: -- all)",
             "",
             "runs the focused tests of checkpoints 00 up to NN against your code in course/src",
             "",

@@ -1,6 +1,7 @@
 """The commands of this practice folder (written by the course's `nox -s practice -- NN DIR`).
 
 nox -s checkpoint -- NN    the focused tests of checkpoints 00 up to NN, against your course/src
+                           (more arguments go to pytest: nox -s checkpoint -- 06 -x)
 nox -s progress            where each lab stands: not started, failing or passing
 nox -s hint -- N.M         the hint of one lab
 
@@ -46,12 +47,14 @@ def focused_test_files(chosen: tuple[Checkpoint, ...]) -> list[str]:
 def checkpoint(session: nox.Session) -> None:
     """Run the focused tests of 00 up to NN against your code: nox -s checkpoint -- 06."""
     try:
-        chosen = checkpoints_through(load_catalog(), session.posargs)
+        chosen = checkpoints_through(load_catalog(), session.posargs[:1])
     except CommandError as exc:
         session.error(str(exc))
     install_practice(session)
     session.log(f"checkpoints {chosen[0].number}-{chosen[-1].number}: {chosen[-1].title}")
-    session.run("pytest", *focused_test_files(chosen))
+    # Short tracebacks: a fresh folder fails every test of its labs, and the labs section at
+    # the end is what to read first.
+    session.run("pytest", "--tb=short", *focused_test_files(chosen), *session.posargs[1:])
 
 
 @nox.session
