@@ -1103,6 +1103,7 @@ def _retrieve_exception(future: asyncio.Future[object]) -> None:
         future.exception()
 
 
+# --8<-- [start:cancel-on-abort]
 class _Watch(enum.Enum):
     """The lifecycle of one _CancelOnAbort."""
 
@@ -1194,6 +1195,9 @@ async def _execute(definition: ToolDefinition, value: object, context: ToolConte
             raise failure  # the same object, to stop the run
         raise _RecoverableToolError(TOOL_EXECUTION_FAILED, _describe_exception(failure))
     return output
+
+
+# --8<-- [end:cancel-on-abort]
 
 
 def _serialize(output: object) -> str:
