@@ -1,9 +1,10 @@
 """Open the built site in headless Chromium with the network off and prove it works offline.
 
-Run by ``nox -s docs_check`` after a strict build. For every page that has a Mermaid diagram, in
-every language, it checks that each diagram was drawn as an SVG; on each language's home page it
-checks that search finds a known word. Any request that would leave 127.0.0.1 is blocked and
-counted as a failure, and so is any failed request, HTTP error, page error or console error.
+Run by ``nox -s docs_check`` after a strict build. It opens every page of the site, in every
+language. On a page with Mermaid diagrams it checks that each one was drawn as an SVG; on each
+language's home page it checks that search finds a known word on a page of that language. Any
+request that would leave 127.0.0.1 is blocked and counted as a failure, and so is any failed
+request, HTTP error, page error or console error.
 
 Chromium is Debian's ``/usr/bin/chromium`` (or ``$CHROMIUM``), driven by the ``playwright``
 package through ``executable_path``; ``playwright install`` is never needed.
@@ -39,7 +40,7 @@ from playwright.sync_api import (
 )
 from playwright.sync_api import Error as PlaywrightError
 
-__all__ = ["SEARCH_WORDS", "SiteReport", "check_site", "main"]
+__all__ = ["SEARCH_WORDS", "SiteReport", "check_site", "main", "site_pages"]
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -94,32 +95,34 @@ class SiteReport:
     """What the browser saw: pages and diagrams checked, searches run, and every failure."""
 
     pages: int = 0
+    diagram_pages: int = 0
     diagrams: int = 0
     searches: int = 0
     failures: list[str] = field(default_factory=list)
 
 
-def expected_diagram_pages(site: Path, docs: Path = DOCS) -> dict[str, int]:
-    """Return each built page with a Mermaid diagram, as a URL path, with its diagram count.
+def site_pages(site: Path, docs: Path = DOCS) -> dict[str, int]:
+    """Return every built page, as a URL path, with the number of Mermaid diagrams on it.
 
-    A page is found from the built HTML; the Markdown sources are read too, so a page whose
-    diagrams silently vanished from the build is reported instead of skipped.
+    Pages are found from the built HTML; the Markdown sources are read too, so a page whose
+    diagrams silently vanished from the build is reported (count -1) instead of skipped.
     """
     pages: dict[str, int] = {}
     for html in sorted(site.rglob("*.html")):
         count = len(_MERMAID_BLOCK.findall(html.read_text(encoding="utf-8")))
-        if count:
-            pages[_url_of(html.relative_to(site))] = count
+        pages[_url_of(html.relative_to(site))] = count
     for source in sorted(docs.rglob("*.md")):
         if _MERMAID_FENCE.search(source.read_text(encoding="utf-8")):
             for url in _built_urls(source.relative_to(docs)):
-                pages.setdefault(url, -1)  # -1: the source has a diagram, the build has none
+                if pages.get(url, 0) == 0:
+                    pages[url] = -1
     return pages
 
 
 def _url_of(relative_html: Path) -> str:
-    parts = relative_html.parts[:-1] if relative_html.name == "index.html" else relative_html.parts
-    return "/" + "".join(f"{part}/" for part in parts)
+    if relative_html.name != "index.html":
+        return "/" + relative_html.as_posix()  # such as 404.html
+    return "/" + "".join(f"{part}/" for part in relative_html.parts[:-1])
 
 
 def _built_urls(relative_md: Path) -> Iterator[str]:
@@ -164,9 +167,9 @@ def serve(site: Path) -> Iterator[str]:
 
 
 def check_site(site: Path, chromium: str, screenshots: Path | None = None) -> SiteReport:
-    """Open every diagram page and each language's search in Chromium; return what was seen."""
+    """Open every page and each language's search in Chromium; return what was seen."""
     report = SiteReport()
-    pages = expected_diagram_pages(site)
+    pages = site_pages(site)
     for url, count in pages.items():
         if count < 0:
             report.failures.append(f"{url}: the source has a mermaid block, the build has none")
@@ -182,8 +185,8 @@ def check_site(site: Path, chromium: str, screenshots: Path | None = None) -> Si
             context.add_init_script(_OPEN_SHADOW_ROOTS)
             _block_everything_but(context, base, report)
             for url, count in pages.items():
-                if count > 0:
-                    _check_diagrams(context, base + url, count, report, screenshots)
+                if count >= 0:
+                    _check_page(context, base + url, count, report, screenshots)
             for code in LANGUAGES:
                 home = "/" if code == LANGUAGES[0] else f"/{code}/"
                 _check_search(context, base + home, SEARCH_WORDS[code], report)
@@ -238,28 +241,32 @@ def _watch(page: Page, report: SiteReport, url: str) -> None:
     page.on("pageerror", on_page_error)
 
 
-def _check_diagrams(
+def _check_page(
     context: BrowserContext,
     url: str,
     expected: int,
     report: SiteReport,
     screenshots: Path | None,
 ) -> None:
+    """Load one page until the network is quiet; then every diagram must be an SVG."""
     page = context.new_page()
     _watch(page, report, url)
     path = urlsplit(url).path
-    try:
-        page.goto(url, wait_until="load")
-        page.wait_for_function(_RENDERED, arg=expected, timeout=TIMEOUT_MS)
-    except PlaywrightError as exc:
-        report.failures.append(f"{path}: diagrams not rendered: {exc.message.splitlines()[0]}")
-    diagrams = page.evaluate(_DIAGRAM_SUMMARY)
-    drawn = [d for d in diagrams if d["svg"] and not d["error"] and d["nodes"] > 0]
-    if len(drawn) != expected:
-        report.failures.append(f"{path}: {len(drawn)} of {expected} diagrams rendered as SVG")
     report.pages += 1
-    report.diagrams += len(drawn)
-    if screenshots is not None:
+    try:
+        page.goto(url, wait_until="networkidle", timeout=TIMEOUT_MS)
+        if expected:
+            page.wait_for_function(_RENDERED, arg=expected, timeout=TIMEOUT_MS)
+    except PlaywrightError as exc:
+        report.failures.append(f"{path}: not loaded and drawn: {exc.message.splitlines()[0]}")
+    if expected:
+        diagrams = page.evaluate(_DIAGRAM_SUMMARY)
+        drawn = [d for d in diagrams if d["svg"] and not d["error"] and d["nodes"] > 0]
+        if len(drawn) != expected:
+            report.failures.append(f"{path}: {len(drawn)} of {expected} diagrams rendered as SVG")
+        report.diagram_pages += 1
+        report.diagrams += len(drawn)
+    if screenshots is not None and expected:
         screenshots.mkdir(parents=True, exist_ok=True)
         name = path.strip("/").replace("/", "_") or "home"
         page.screenshot(path=screenshots / f"{name}.png", full_page=True)
@@ -316,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     for failure in report.failures:
         print(f"FAIL {failure}")
     print(
-        f"docs_check: {report.pages} pages, {report.diagrams} diagrams rendered as SVG, "
+        f"docs_check: {report.pages} pages loaded, {report.diagrams} diagrams on "
+        f"{report.diagram_pages} pages rendered as SVG, "
         f"{report.searches} of {len(LANGUAGES)} searches found results, "
         f"{len(report.failures)} failures"
     )
