@@ -1055,12 +1055,22 @@ def _snapshot_call(call: object) -> tuple[str, str, JsonObject]:
     return cast("str", call_id), cast("str", name), frozen
 
 
+def _private_copy(arguments: JsonObject) -> dict[str, object]:
+    """Return a plain, mutable copy of frozen arguments, for the validator to keep or change."""
+    # Whatever the validator does to its copy, the call stays as it was, and the value it
+    # accepts is made of dicts and lists that the serializer can write. Most arguments are
+    # flat, and dict() copies those; thaw_json copies nested ones all the way down.
+    copy: dict[str, object] = dict(arguments)
+    for value in copy.values():
+        if type(value) is tuple or type(value) is types.MappingProxyType:
+            return cast("dict[str, object]", thaw_json(arguments))
+    return copy
+
+
 def _validate(definition: ToolDefinition, arguments: JsonObject) -> object:
     """Run the synchronous validator and return the accepted value, or raise a failure."""
     try:
-        # A private, plain copy: whatever the validator does to it, the call stays as it was,
-        # and the value it accepts is made of dicts and lists that the serializer can write.
-        decision = definition.validate(thaw_json(arguments))
+        decision = definition.validate(_private_copy(arguments))
     except Exception as exc:
         raise _RecoverableToolError(
             TOOL_VALIDATION_FAILED, f"validate raised {_describe_exception(exc)}"
