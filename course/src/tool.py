@@ -577,7 +577,6 @@ class ToolSpec:
 # --8<-- [end:definition]
 
 _DEFINITION_FIELDS: Final = ("name", "description", "validate", "execute")
-_DEFAULT_PARAMETERS: Final = {"type": "object"}
 
 
 # BEGIN LAB 6.2
@@ -618,11 +617,10 @@ def _parameters_of(validate: object) -> JsonObject:
     """Return the frozen JSON Schema a validator carries, or {"type": "object"}."""
     # Only a plain function is asked, and only through its own __dict__ (dict.get, so even a
     # dict subclass planted there runs nothing). Anything else carries no schema.
-    if type(validate) is not types.FunctionType:
-        return snapshot_json_object(_DEFAULT_PARAMETERS)
-    schema = dict.get(vars(validate), "json_schema")
+    is_function = type(validate) is types.FunctionType
+    schema = dict.get(vars(validate), "json_schema") if is_function else None
     if schema is None:
-        return snapshot_json_object(_DEFAULT_PARAMETERS)
+        return snapshot_json_object({"type": "object"})
     try:
         parameters = snapshot_json_object(schema)
     except JsonSnapshotError as exc:
