@@ -10,7 +10,10 @@ Two rules, run by ``nox -s docs`` before the build and by ``course/tests/test_do
    section is not empty. (A data file with no comment syntax, such as a JSON-lines fixture, may
    be included whole.) So a page never pastes code, and a renamed or emptied section fails the
    build instead of silently vanishing.
-2. Navigation. The "Checkpoints" part of the ``mkdocs.yml`` nav lists every checkpoint of
+2. Translations. A translated page ``page.vi.md`` has the ``##`` sections of its English page, in
+   order, each with the English anchor (``## Kết quả { #outcome }``), so links and the lesson
+   skeleton hold in both languages.
+3. Navigation. The "Checkpoints" part of the ``mkdocs.yml`` nav lists every checkpoint of
    ``checkpoints/catalog.py`` in order, as ``NN title: checkpoints/NN_slug.md``; every lesson page
    belongs to a checkpoint; every nav title has a translation for each extra language; and each
    language's home page links every checkpoint.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import re
 import sys
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +47,7 @@ __all__ = [
     "read_nav",
     "read_nav_translations",
     "snippet_problems",
+    "translation_problems",
 ]
 
 DOCS = ROOT / "docs"
@@ -62,6 +67,7 @@ _INCLUDE = re.compile(
 _SECTION_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]*$")
 _MARKER = re.compile(r"-{1,}8<-{1,}[ \t]*\[(?P<kind>start|end):(?P<name>[A-Za-z0-9_-]+)\]")
 _NAV_ENTRY = re.compile(r"^(?P<indent>[ ]*)- (?P<title>[^:]+?):[ \t]*(?P<path>\S+)?[ \t]*$")
+_H2 = re.compile(r"^## (?P<title>.+?)(?:[ \t]*\{[ \t]*#(?P<id>[\w-]+)[^}]*\})?[ \t]*$")
 _MAPPING_ENTRY = re.compile(r"^(?P<indent>[ ]*)(?P<key>[^:#][^:]*?):[ \t]*(?P<value>.*?)[ \t]*$")
 
 
@@ -183,6 +189,43 @@ def _section_lines(text: str, section: str) -> list[str] | None:
     return lines if started and ended else None
 
 
+def translation_problems(page: Path, root: Path = ROOT) -> list[str]:
+    """Return how a translated page's ``##`` sections differ from its English page's."""
+    english = page.with_name(_english_name(page))
+    if english == page or not english.is_file():
+        return []
+    theirs = _section_anchors(english.read_text(encoding="utf-8"))
+    ours = _section_anchors(page.read_text(encoding="utf-8"))
+    if ours == theirs:
+        return []
+    return [
+        f"{_display(page, root)}: its ## sections must carry the anchors of "
+        f"{_display(english, root)}, in order, like '## … {{ #{theirs[0] if theirs else 'id'} }}'"
+        f"\n  expected {theirs}\n  found    {ours}"
+    ]
+
+
+def _section_anchors(text: str) -> list[str]:
+    """Return the anchor of each ``##`` heading outside code blocks, as Python-Markdown would."""
+    fenced = {
+        line
+        for fence in find_fences(text)
+        for line in range(fence.line, fence.line + len(fence.body) + 2)
+    }
+    anchors = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        heading = _H2.match(line)
+        if heading is not None and number not in fenced:
+            anchors.append(heading["id"] or _slugify(heading["title"]))
+    return anchors
+
+
+def _slugify(title: str) -> str:
+    """Make an anchor the way Python-Markdown's ``toc`` extension does by default."""
+    ascii_title = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[-\s]+", "-", re.sub(r"[^\w\s-]", "", ascii_title).strip().lower())
+
+
 def read_nav(config: Path = CONFIG) -> list[tuple[int, str, str | None]]:
     """Return the ``nav`` entries of mkdocs.yml as (indent, title, page or None for a section)."""
     entries: list[tuple[int, str, str | None]] = []
@@ -302,6 +345,7 @@ def all_problems(root: Path = ROOT) -> list[str]:
     problems: list[str] = []
     for page in sorted((root / "docs").rglob("*.md")):
         problems.extend(snippet_problems(page, root))
+        problems.extend(translation_problems(page, root))
     problems.extend(navigation_problems(load_catalog(), root / "mkdocs.yml", root / "docs"))
     return problems
 

@@ -17,6 +17,7 @@ from docs_tools.check_docs import (
     read_nav,
     read_nav_translations,
     snippet_problems,
+    translation_problems,
 )
 from docs_tools.vendor_mermaid import VERSION, check_vendored
 
@@ -39,6 +40,11 @@ def greet(name: str) -> str:
 @pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_page_shows_code_only_through_existing_snippet_sections(page: Path) -> None:
     assert snippet_problems(page) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
+def test_translated_page_keeps_the_sections_and_anchors_of_its_english_page(page: Path) -> None:
+    assert translation_problems(page) == []
 
 
 def test_nav_translations_and_home_pages_follow_the_manifests() -> None:
@@ -178,3 +184,19 @@ def test_nav_out_of_step_with_the_manifests_is_reported(tmp_path: Path) -> None:
         f"mkdocs.yml: nav_translations of 'vi' lack ['{last.number} Renamed']",
         f"mkdocs.yml: nav_translations of 'vi' name no nav title ['{last.number} {last.title}']",
     ]
+
+
+def test_translation_missing_a_section_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "page.md").write_text("# P\n\n## Outcome\n\n## Next step\n", encoding="utf-8")
+    translated = tmp_path / "page.vi.md"
+    translated.write_text(
+        "# P\n\n## Kết quả { #outcome }\n\n```bash\n## not a heading\n```\n", encoding="utf-8"
+    )
+    assert translation_problems(translated, tmp_path) == [
+        "page.vi.md: its ## sections must carry the anchors of page.md, in order, "
+        "like '## … { #outcome }'\n  expected ['outcome', 'next-step']\n  found    ['outcome']"
+    ]
+    translated.write_text(
+        "# P\n\n## Kết quả { #outcome }\n\n## Tiếp theo { #next-step }\n", encoding="utf-8"
+    )
+    assert translation_problems(translated, tmp_path) == []
