@@ -155,7 +155,7 @@ def docs_check(session: nox.Session) -> None:
     chromium = os.environ.get("CHROMIUM") or shutil.which("chromium")
     if chromium is None:
         session.error("needs Chromium on PATH (Debian: apt-get install chromium) or $CHROMIUM")
-    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"), "playwright>=1.55,<2")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs_check"))
     session.run("python", "docs_tools/vendor_mermaid.py", "check")
     site = Path(session.create_tmp()) / "site"
     session.run(
