@@ -78,7 +78,9 @@ def test_lesson_page_follows_the_skeleton(checkpoint: Checkpoint) -> None:
     page = (ROOT / "docs" / checkpoint.page).read_text(encoding="utf-8")
     headings = tuple(re.findall(r"^## (.+?)\s*$", page, flags=re.MULTILINE))
     assert headings == SKELETON
-    assert f"nox -s checkpoint -- {checkpoint.number}" in page
+    run_this = page.split("\n## ", 1)[0]  # the box stands above the first section
+    assert '!!! example "Run this"' in run_this
+    assert f"nox -s checkpoint -- {checkpoint.number}" in run_this
 
 
 @pytest.mark.parametrize("checkpoint", CATALOG, ids=ids)
