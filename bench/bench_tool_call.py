@@ -160,7 +160,7 @@ def harness_validator(module: ModuleType) -> Callable[[object], object]:
 
 async def harness_contender() -> Contender:
     """Register add with define_tool + ToolRegistry and call it through execute_tool_call."""
-    from harness import tool
+    from harness import tool, validators
     from harness.abort import AbortController
 
     registry = tool.ToolRegistry()
@@ -169,7 +169,7 @@ async def harness_contender() -> Contender:
             {
                 "name": TOOL_NAME,
                 "description": "Add two integers.",
-                "validate": harness_validator(tool),
+                "validate": harness_validator(validators),
                 "execute": execute_add,
             }
         )
@@ -351,23 +351,23 @@ def json_dumps_encoder(value: dict[str, Any]) -> Encoder:
 
 
 def harness_encoder(value: dict[str, Any]) -> Encoder:
-    """Return harness.tool's bounded serializer on the same value."""
-    serialize = find_harness_serializer(importlib.import_module("harness.tool"))
+    """Return harness.tool_output's bounded serializer on the same value."""
+    serialize = find_harness_serializer(importlib.import_module("harness.tool_output"))
     return Encoder(
         kind="harness",
-        label="harness.tool serializer",
+        label="harness.tool_output serializer",
         version=distribution_version("agent-harness-course"),
         encode=lambda: serialize(value),
     )
 
 
 def find_harness_serializer(module: object) -> Callable[[object], str]:
-    """Return the function of harness.tool that turns a tool's output into content text."""
+    """Return the function of harness.tool_output that turns a tool's output into content text."""
     for name in ("serialize_tool_output", "serialize_output", "to_content"):
         candidate = getattr(module, name, None)
         if callable(candidate):
             return candidate  # type: ignore[no-any-return]
-    raise LookupError("harness.tool has no output serializer under a known name")
+    raise LookupError("harness.tool_output has no output serializer under a known name")
 
 
 # --- measuring ------------------------------------------------------------------------------
@@ -452,7 +452,7 @@ def set_up_encoders(warmup: int) -> tuple[list[Encoder], list[Unavailable], str]
     encoders = [reference]
     missing: list[Unavailable] = []
     note = ""
-    label = "harness.tool serializer"
+    label = "harness.tool_output serializer"
     try:
         harness = harness_encoder(value)
         text = harness.encode()

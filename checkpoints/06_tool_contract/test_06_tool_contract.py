@@ -26,24 +26,29 @@ import harness.tool as tool_module
 from harness.abort import AbortController, AbortError, AbortSignal
 from harness.protocol import ToolCall, ToolResultMessage, thaw_json
 from harness.tool import (
-    CIRCULAR_MARKER,
-    MAX_CONTENT_CODE_POINTS,
-    TRUNCATION_MARKER,
-    Decision,
-    Field,
     NonRecoverableToolError,
     ToolContext,
     ToolContractError,
     ToolDefinition,
-    ToolOutputError,
     ToolRegistry,
     ToolSpec,
-    accept,
-    boolean,
-    cap_content,
-    choice,
     define_tool,
     execute_tool_call,
+)
+from harness.tool_output import (
+    CIRCULAR_MARKER,
+    MAX_CONTENT_CODE_POINTS,
+    TRUNCATION_MARKER,
+    ToolOutputError,
+    cap_content,
+    serialize_output,
+)
+from harness.validators import (
+    Decision,
+    Field,
+    accept,
+    boolean,
+    choice,
     integer,
     list_of,
     number,
@@ -51,7 +56,6 @@ from harness.tool import (
     optional,
     positive_integer,
     reject,
-    serialize_output,
     string,
 )
 
@@ -1437,7 +1441,7 @@ async def test_an_abort_after_serialization_publishes_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     controller = AbortController()
-    real = tool_module.serialize_output
+    real = serialize_output
 
     def serialize_then_abort(output: object) -> str:
         content = real(output)

@@ -6,11 +6,12 @@ A model never runs anything: it *proposes* a call, a name and some JSON argument
 owns the boundary where our code decides what happens to that proposal:
 
 1. ``define_tool`` snapshots a definition (name, description, validate, execute) into a frozen
-   ``ToolDefinition``; ``ToolRegistry`` owns the definitions one run may use.
+   ``ToolDefinition``; ``ToolRegistry`` owns the definitions one run may use. A definition's
+   ``validate`` is usually built with ``harness.validators``.
 2. ``execute_tool_call`` checks the signal, snapshots the call, looks the tool up, asks the
    tool's synchronous ``validate`` for a decision, awaits ``execute`` while an abort can cancel
-   it, serializes the output within fixed budgets, and publishes one frozen
-   ``ToolResultMessage`` linked to the call.
+   it, serializes the output within fixed budgets (``harness.tool_output``), and publishes one
+   frozen ``ToolResultMessage`` linked to the call.
 
 Everything that can go wrong *because of the call or the tool* becomes an error result that the
 model reads on its next turn (five codes). Cancellation is different: the call raises the abort
@@ -26,7 +27,6 @@ method of a foreign object is called.
 from __future__ import annotations
 
 __all__ = [
-    "CIRCULAR_MARKER",
     "CONTRACT_CODES",
     "DUPLICATE_TOOL_NAME",
     "INVALID_TOOL_BATCH",
@@ -45,45 +45,25 @@ __all__ = [
     "TOOL_OUTPUT_SERIALIZATION_FAILED",
     "TOOL_VALIDATION_FAILED",
     "TRUNCATION_MARKER",
-    "Accepted",
-    "Decision",
-    "Field",
     "NonRecoverableToolError",
-    "Rejected",
     "ToolContext",
     "ToolContractError",
     "ToolDefinition",
-    "ToolOutputError",
     "ToolRegistry",
     "ToolSpec",
-    "accept",
-    "boolean",
-    "cap_content",
-    "choice",
     "define_tool",
     "execute_tool_call",
-    "integer",
-    "list_of",
-    "number",
-    "object_schema",
-    "optional",
-    "positive_integer",
-    "reject",
-    "serialize_output",
-    "string",
 ]
 
 import asyncio
 import enum
 import json
-import math
 import sys
 import types
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from itertools import islice
-from typing import Any, Final, Literal, TypeAlias, TypedDict, cast
+from typing import Any, Final, TypeAlias, cast
 
 from harness.abort import AbortSignal
 from harness.protocol import (
@@ -93,6 +73,20 @@ from harness.protocol import (
     ToolResultMessage,
     snapshot_json_object,
     thaw_json,
+)
+
+# The limits the contract names are part of this module's API too; they live with the serializer.
+from harness.tool_output import (
+    MAX_CONTENT_CODE_POINTS,
+    MAX_OUTPUT_COLLECTION_VISITS,
+    MAX_OUTPUT_DEPTH,
+    MAX_OUTPUT_INT_BITS,
+    MAX_OUTPUT_NODES,
+    MAX_OUTPUT_STRING_CODE_POINTS,
+    TRUNCATION_MARKER,
+    ToolOutputError,
+    cap_content,
+    serialize_output,
 )
 
 # --8<-- [start:codes]
@@ -121,17 +115,6 @@ CONTRACT_CODES: Final = frozenset(
     {INVALID_TOOL_DEFINITION, INVALID_TOOL_BATCH, DUPLICATE_TOOL_NAME, INVALID_TOOL_CALL}
 )
 # --8<-- [end:codes]
-
-# --8<-- [start:limits]
-MAX_CONTENT_CODE_POINTS: Final = 4096  # the whole content, marker included
-TRUNCATION_MARKER: Final = "\n[Tool output truncated]"
-MAX_OUTPUT_DEPTH: Final = 32  # containers nested deeper than this are not entered
-MAX_OUTPUT_NODES: Final = 128  # values written: containers, scalars and cycle markers
-MAX_OUTPUT_COLLECTION_VISITS: Final = 256  # list items and dict entries read
-MAX_OUTPUT_STRING_CODE_POINTS: Final = 4096  # per string and per key
-MAX_OUTPUT_INT_BITS: Final = 4096
-CIRCULAR_MARKER: Final = "[Circular]"
-# --8<-- [end:limits]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,250 +250,6 @@ def _describe_exception(exc: BaseException) -> str:
 
 
 # --8<-- [end:safe-reading]
-
-
-# ---------------------------------------------------------------------------------------------
-# Lab 6.1: validators. A validator turns untrusted arguments into a decision, synchronously and
-# without side effects, and carries the JSON Schema that tells the model what it accepts.
-# ---------------------------------------------------------------------------------------------
-
-
-# --8<-- [start:decisions]
-class Accepted(TypedDict):
-    """A validator's yes: ``value`` is what ``execute`` will receive."""
-
-    ok: Literal[True]
-    value: object
-
-
-class Rejected(TypedDict):
-    """A validator's no: ``error`` is shown to the model verbatim."""
-
-    ok: Literal[False]
-    error: str
-
-
-Decision: TypeAlias = Accepted | Rejected
-
-
-def accept(value: object) -> Accepted:
-    """Return the decision that lets ``execute`` run with ``value``."""
-    return {"ok": True, "value": value}
-
-
-def reject(error: str) -> Rejected:
-    """Return the decision that refuses the call with ``error`` (a short, non-empty message)."""
-    return {"ok": False, "error": error}
-
-
-# --8<-- [end:decisions]
-
-
-# --8<-- [start:field]
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Field:
-    """One field of an object schema: how to check a value, and how to describe it."""
-
-    check: Callable[[object], str | None]  # None if the value is fine, else what is wrong
-    json_schema: JsonObject  # a frozen snapshot, such as {"type": "integer"}
-    required: bool = True  # False only through optional(...)
-
-    def __post_init__(self) -> None:
-        if not callable(self.check):
-            raise TypeError(f"Field.check must be callable, got {_type_name(self.check)}")
-        if type(self.json_schema) is not types.MappingProxyType:
-            raise TypeError("Field.json_schema must be a JSON object snapshot")
-        if type(self.required) is not bool:
-            raise TypeError(f"Field.required must be a bool, got {_type_name(self.required)}")
-
-
-# --8<-- [end:field]
-
-
-# BEGIN LAB 6.1
-def _field(
-    check: Callable[[object], str | None], schema: dict[str, object], description: str | None
-) -> Field:
-    """Build a required field, adding the description to its schema when there is one."""
-    if description is not None:
-        if type(description) is not str or not description:
-            raise TypeError("description must be a non-empty str")
-        schema = {**schema, "description": description}
-    return Field(check=check, json_schema=snapshot_json_object(schema))
-
-
-def _expected(what: str, value: object) -> str:
-    """Say what was expected and what type came instead: ``expected a string, got int``."""
-    # A JSON snapshot holds objects as mappingproxy and arrays as tuple; name them as the model
-    # and the reader think of them.
-    if type(value) is types.MappingProxyType:
-        return f"expected {what}, got dict"
-    return f"expected {what}, got {'list' if type(value) is tuple else _type_name(value)}"
-
-
-def _at(prefix: str, error: str) -> str:
-    """Put a field name or index in front of an error from inside it: ``tags[2]: …``."""
-    return f"{prefix}{error}" if error.startswith("[") else f"{prefix}: {error}"
-
-
-def _check_string(value: object) -> str | None:
-    return None if type(value) is str else _expected("a string", value)
-
-
-def _check_integer(value: object) -> str | None:
-    # Exact types: True is an int to isinstance, but a model that sends true meant a boolean.
-    return None if type(value) is int else _expected("an integer", value)
-
-
-def _check_number(value: object) -> str | None:
-    return None if type(value) is int or type(value) is float else _expected("a number", value)
-
-
-def _check_boolean(value: object) -> str | None:
-    return None if type(value) is bool else _expected("a boolean", value)
-
-
-def _check_positive_integer(value: object) -> str | None:
-    if type(value) is not int:
-        return _expected("a positive integer", value)
-    return None if value >= 1 else "must be at least 1"
-
-
-# END LAB 6.1
-
-
-# --8<-- [start:fields]
-def string(*, description: str | None = None) -> Field:
-    """Return a field that accepts a str."""
-    # BEGIN LAB 6.1
-    return _field(_check_string, {"type": "string"}, description)
-    # END LAB 6.1
-
-
-def integer(*, description: str | None = None) -> Field:
-    """Return a field that accepts an int (not a bool, not a float)."""
-    # BEGIN LAB 6.1
-    return _field(_check_integer, {"type": "integer"}, description)
-    # END LAB 6.1
-
-
-def number(*, description: str | None = None) -> Field:
-    """Return a field that accepts an int or a float (not a bool)."""
-    # BEGIN LAB 6.1
-    return _field(_check_number, {"type": "number"}, description)
-    # END LAB 6.1
-
-
-def boolean(*, description: str | None = None) -> Field:
-    """Return a field that accepts True or False."""
-    # BEGIN LAB 6.1
-    return _field(_check_boolean, {"type": "boolean"}, description)
-    # END LAB 6.1
-
-
-def positive_integer(*, description: str | None = None) -> Field:
-    """Return a field that accepts an int of at least 1."""
-    # BEGIN LAB 6.1
-    return _field(_check_positive_integer, {"type": "integer", "minimum": 1}, description)
-    # END LAB 6.1
-
-
-def choice(*values: str, description: str | None = None) -> Field:
-    """Return a field that accepts exactly one of the given strings."""
-    # BEGIN LAB 6.1
-    if not values or any(type(v) is not str for v in values):
-        raise TypeError("choice needs at least one str value")
-    allowed = frozenset(values)
-    listed = ", ".join(repr(v) for v in values)
-
-    def check_choice(value: object) -> str | None:
-        return None if type(value) is str and value in allowed else f"expected one of {listed}"
-
-    return _field(check_choice, {"type": "string", "enum": list(values)}, description)
-    # END LAB 6.1
-
-
-def list_of(item: Field, *, description: str | None = None) -> Field:
-    """Return a field that accepts a JSON array whose every item passes ``item``."""
-    # BEGIN LAB 6.1
-    if type(item) is not Field:
-        raise TypeError(f"list_of needs a Field, got {_type_name(item)}")
-    check_item = item.check
-
-    def check_list(value: object) -> str | None:
-        # Arguments are frozen snapshots (arrays are tuples); a hand-made dict may hold lists.
-        if type(value) is not tuple and type(value) is not list:
-            return _expected("a list", value)
-        for index, element in enumerate(cast("tuple[object, ...]", value)):
-            error = check_item(element)
-            if error is not None:
-                return _at(f"[{index}]", error)
-        return None
-
-    schema = {"type": "array", "items": thaw_json(item.json_schema)}
-    return _field(check_list, schema, description)
-    # END LAB 6.1
-
-
-def optional(field: Field) -> Field:
-    """Return the same field, but allowed to be absent (``null`` is still refused)."""
-    # BEGIN LAB 6.1
-    if type(field) is not Field:
-        raise TypeError(f"optional needs a Field, got {_type_name(field)}")
-    return Field(check=field.check, json_schema=field.json_schema, required=False)
-    # END LAB 6.1
-
-
-# --8<-- [end:fields]
-
-
-# --8<-- [start:object-schema]
-def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
-    """Return a validator for a JSON object with exactly these fields; it carries its schema.
-
-    The validator accepts a dict or a frozen JSON object, refuses unknown keys and missing
-    required ones, coerces nothing, and returns ``accept(dict_of_the_declared_fields)`` or
-    ``reject("name: what is wrong")``. Its JSON Schema is stored in the function's own
-    ``__dict__`` under ``"json_schema"``, where define_tool reads it.
-    """
-    # BEGIN LAB 6.1
-    declared = dict(fields)
-    for name, field in declared.items():
-        if type(name) is not str or not name or type(field) is not Field:
-            raise TypeError("object_schema needs non-empty str names mapped to Field values")
-
-    def validate(arguments: object) -> Decision:
-        if type(arguments) is not dict and type(arguments) is not types.MappingProxyType:
-            return reject(_expected("an object", arguments))
-        given = cast("Mapping[object, object]", arguments)
-        for key in given:
-            if type(key) is not str:  # checked before `in`, which would hash a foreign key
-                return reject(f"keys must be str, got {_type_name(key)}")
-            if key not in declared:
-                return reject(f"{key}: unknown field")
-        value: dict[str, object] = {}
-        for name, field in declared.items():
-            if name not in given:
-                if field.required:
-                    return reject(f"{name}: is required")
-                continue
-            error = field.check(given[name])
-            if error is not None:
-                return reject(_at(name, error))
-            value[name] = given[name]
-        return accept(value)
-
-    vars(validate)["json_schema"] = {
-        "type": "object",
-        "properties": {name: thaw_json(field.json_schema) for name, field in declared.items()},
-        "required": [name for name, field in declared.items() if field.required],
-        "additionalProperties": False,
-    }
-    return validate
-    # END LAB 6.1
-
-
-# --8<-- [end:object-schema]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -770,251 +509,6 @@ def _batch_entries(definitions: object) -> list[object]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Lab 6.3: bounded, deterministic serialization. The tool already ran; what it returned must
-# not run code, flood the transcript or make the same output read differently twice.
-# ---------------------------------------------------------------------------------------------
-
-
-class ToolOutputError(ValueError):
-    """Raised when a tool's output holds a value that cannot be serialized; names its path."""
-
-
-# Two configured encoders, made once (json.dumps with keyword arguments builds one per call).
-# Both only ever see trees of exact builtin types, which the C encoder writes without calling
-# any method of theirs; neither checks for cycles, because a cycle never reaches them.
-_encode_sorted: Final = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), sort_keys=True, check_circular=False
-).encode
-_encode_in_order: Final = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), check_circular=False
-).encode
-
-
-# --8<-- [start:cap]
-def cap_content(text: str, *, truncated: bool = False) -> str:
-    """Return ``text`` cut to MAX_CONTENT_CODE_POINTS, marker included, if it is too long.
-
-    With ``truncated=True`` (the serializer stopped at a budget) the marker is added even if
-    the text is short. Text of exactly MAX_CONTENT_CODE_POINTS code points is not cut.
-    """
-    # BEGIN LAB 6.3
-    if not truncated and len(text) <= MAX_CONTENT_CODE_POINTS:
-        return text
-    keep = MAX_CONTENT_CODE_POINTS - len(TRUNCATION_MARKER)
-    return text[:keep] + TRUNCATION_MARKER
-    # END LAB 6.3
-
-
-# --8<-- [end:cap]
-
-
-# --8<-- [start:serialize]
-def serialize_output(output: object) -> str:
-    """Return the content text of a tool's output: a str as is, anything else as compact JSON.
-
-    Accepts None, bool, int (up to MAX_OUTPUT_INT_BITS bits), float, str, and exact dict (str
-    keys), list and tuple. Keys are sorted; a cycle becomes CIRCULAR_MARKER; NaN and the
-    infinities become the strings "NaN", "Infinity" and "-Infinity". The walk stops at the
-    budgets (depth, nodes, collection visits, string length): what was written so far is kept
-    and the content ends with TRUNCATION_MARKER. Raises ToolOutputError for anything else.
-    """
-    # BEGIN LAB 6.3
-    if type(output) is str:
-        return cap_content(output)
-    # Fast path: most outputs are small, plain JSON. One counting pass proves that, and then
-    # the C encoder writes the value itself. Everything else takes the copying walk, which
-    # writes the same text for a plain value (a test holds the two paths to that).
-    if _plain_size(output, 0) > 0:
-        return cap_content(_encode_sorted(output))
-    walk = _OutputWalk()
-    try:
-        copy = walk.copy(output, 0)
-    except _UnsupportedValueError as exc:
-        raise ToolOutputError(exc.describe()) from None
-    return cap_content(_encode_in_order(copy), truncated=walk.truncated)
-    # END LAB 6.3
-
-
-# --8<-- [end:serialize]
-
-
-# BEGIN LAB 6.3
-def _plain_size(value: object, depth: int) -> int:
-    """Count the nodes of ``value`` if the C encoder may write it as is; else return 0.
-
-    "As is" means: exact builtin types, str keys, finite floats, short strings, small ints, and
-    within the depth and node budgets (a cycle exceeds the depth budget, so it lands here too).
-    """
-    kind = type(value)
-    if kind is str:
-        return 1 if len(cast("str", value)) <= MAX_OUTPUT_STRING_CODE_POINTS else 0
-    if kind is int:
-        return 1 if cast("int", value).bit_length() <= MAX_OUTPUT_INT_BITS else 0
-    if kind is float:
-        return 1 if math.isfinite(cast("float", value)) else 0
-    if value is None or kind is bool:
-        return 1
-    children: Iterable[object]
-    if kind is dict:
-        entries = cast("dict[object, object]", value)
-        for key in entries:
-            if type(key) is not str or len(key) > MAX_OUTPUT_STRING_CODE_POINTS:
-                return 0
-        children = entries.values()
-    elif kind is list or kind is tuple:
-        children = cast("Iterable[object]", value)
-    else:
-        return 0
-    if depth >= MAX_OUTPUT_DEPTH or len(cast("list[object]", value)) >= MAX_OUTPUT_NODES:
-        return 0
-    total = 1
-    for child in children:
-        size = _plain_size(child, depth + 1)
-        total += size
-        if size == 0 or total > MAX_OUTPUT_NODES:
-            return 0
-    return total
-
-
-_CUT: Final = object()  # what copy() returns for a container too deep to enter
-
-
-class _UnsupportedValueError(Exception):
-    """Raised during the walk at an unsupported value; containers add their key on the way up."""
-
-    def __init__(self, problem: str) -> None:
-        super().__init__(problem)
-        self.problem = problem
-        self.path: list[str | int] = []  # innermost last, once every container has added its key
-
-    def describe(self) -> str:
-        path = "$"
-        for step in reversed(self.path):
-            if type(step) is int:
-                path += f"[{step}]"
-            else:
-                key = cast("str", step)
-                path += f".{key}" if key.isidentifier() else f"[{json.dumps(key[:40])}]"
-        return f"{path}: {self.problem}"
-
-
-class _OutputWalk:
-    """One walk over an output: copies it into plain JSON data while counting the budgets."""
-
-    __slots__ = ("nodes", "open", "stopped", "truncated", "visits")
-
-    def __init__(self) -> None:
-        self.nodes = 0  # values written so far
-        self.visits = 0  # collection entries read so far
-        self.open: set[int] = set()  # ids of the containers on the current path
-        self.stopped = False  # True once a node, visit or depth budget ran out
-        self.truncated = False  # True if anything was cut: stopped, or a long string or key
-
-    def copy(self, value: object, depth: int) -> object:
-        """Return the plain JSON copy of one value; the caller checked the node budget."""
-        self.nodes += 1
-        kind = type(value)
-        if kind is str:
-            return self.text(cast("str", value))
-        if value is None or kind is bool:
-            return value
-        if kind is int:
-            if cast("int", value).bit_length() > MAX_OUTPUT_INT_BITS:
-                raise _UnsupportedValueError(f"int larger than {MAX_OUTPUT_INT_BITS} bits")
-            return value
-        if kind is float:
-            number = cast("float", value)
-            if math.isfinite(number):
-                return number
-            if math.isnan(number):
-                return "NaN"
-            return "Infinity" if number > 0 else "-Infinity"
-        if kind is list or kind is tuple or kind is dict:
-            if id(value) in self.open:
-                return CIRCULAR_MARKER
-            if depth >= MAX_OUTPUT_DEPTH:
-                self.stop()
-                return _CUT
-            self.open.add(id(value))
-            try:
-                if kind is dict:
-                    return self.copy_dict(cast("dict[object, object]", value), depth)
-                return self.copy_list(cast("list[object]", value), depth)
-            finally:
-                self.open.discard(id(value))
-        raise _UnsupportedValueError(f"unsupported type {_type_name(value)}")
-
-    def copy_list(self, items: list[object], depth: int) -> list[object]:
-        copied: list[object] = []
-        for index, item in enumerate(items):
-            if not self.may_take_entry():
-                break
-            try:
-                child = self.copy(item, depth + 1)
-            except _UnsupportedValueError as exc:
-                exc.path.append(index)
-                raise
-            if child is not _CUT:
-                copied.append(child)
-            if self.stopped:
-                break
-        return copied
-
-    def copy_dict(self, entries: dict[object, object], depth: int) -> dict[str, object]:
-        # Sorting needs every key before any value is written, so keys are read first, as many
-        # as the visit budget allows; a bigger dict is cut to that many.
-        room = MAX_OUTPUT_COLLECTION_VISITS - self.visits
-        taken = list(islice(entries.items(), max(room, 0)))
-        self.visits += len(taken)
-        if len(taken) < len(entries):
-            self.truncated = True  # the entries read are still written, sorted
-        for key, _ in taken:
-            if type(key) is not str:
-                raise _UnsupportedValueError(f"dict keys must be str, got {_type_name(key)}")
-        taken.sort(key=_entry_key)
-        copied: dict[str, object] = {}
-        for key, item in taken:
-            if self.nodes >= MAX_OUTPUT_NODES:
-                self.stop()
-                break
-            name = self.text(cast("str", key))
-            try:
-                child = self.copy(item, depth + 1)
-            except _UnsupportedValueError as exc:
-                exc.path.append(cast("str", key))
-                raise
-            if child is not _CUT:
-                copied[name] = child
-            if self.stopped:
-                break
-        return copied
-
-    def may_take_entry(self) -> bool:
-        """Count one list item read; return False (and stop) once a budget is spent."""
-        if self.nodes >= MAX_OUTPUT_NODES or self.visits >= MAX_OUTPUT_COLLECTION_VISITS:
-            self.stop()
-            return False
-        self.visits += 1
-        return True
-
-    def text(self, value: str) -> str:
-        if len(value) > MAX_OUTPUT_STRING_CODE_POINTS:
-            self.truncated = True
-            return value[:MAX_OUTPUT_STRING_CODE_POINTS]
-        return value
-
-    def stop(self) -> None:
-        self.stopped = self.truncated = True
-
-
-def _entry_key(entry: tuple[object, object]) -> str:
-    return cast("str", entry[0])
-
-
-# END LAB 6.3
-
-
-# ---------------------------------------------------------------------------------------------
 # Lab 6.4: executing a call. Seven steps in order; recoverable outcomes become error results,
 # cancellation raises, and the tool runs in the caller's task so that an abort can stop it.
 # ---------------------------------------------------------------------------------------------
@@ -1216,10 +710,14 @@ def _serialize(output: object) -> str:
         raise _RecoverableToolError(TOOL_OUTPUT_SERIALIZATION_FAILED, str(exc)) from None
 
 
+# Made once: json.dumps with keyword arguments builds a new encoder on every call.
+_encode_compact: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _error_content(code: str, message: str) -> str:
     """Return the deterministic, compact JSON an error result carries."""
     error = {"code": code, "message": message[:MAX_CONTENT_CODE_POINTS]}
-    return cap_content(_encode_in_order({"error": error}))
+    return cap_content(_encode_compact({"error": error}))
 
 
 # END LAB 6.4
