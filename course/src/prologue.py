@@ -5,6 +5,7 @@ from __future__ import annotations
 __all__ = ["Actor", "TraceStep", "complete_trace"]
 
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Literal
 
 from harness.protocol import (
@@ -46,8 +47,11 @@ def complete_trace() -> tuple[TraceStep, ...]:
     """Return the trace of one turn: a question, a proposed tool call, its result, an answer."""
     question = UserMessage(content=(TextBlock(text="What is the weather in Paris?"),))
 
-    # The model answers with data: a proposal to call get_weather. Nothing has run yet.
-    call = ToolCall.create(id="call_1", name="get_weather", arguments={"city": "Paris"})
+    # The model answers with data: a proposal to call get_weather. Nothing has run yet. The
+    # arguments are written already frozen (a read-only view), so this trace needs none of the
+    # snapshot code that checkpoint 01 has you write.
+    arguments = MappingProxyType({"city": "Paris"})
+    call = ToolCall(id="call_1", name="get_weather", arguments=arguments)
     proposal = AssistantMessage(content=(TextBlock(text="Let me check."), call))
 
     # The harness ran the tool and reports back; the result names the call it answers.
