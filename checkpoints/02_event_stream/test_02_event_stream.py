@@ -71,6 +71,17 @@ def _parked(stream: EventStream[T, U]) -> bool:
     return stream.consumer_waiting
 
 
+def _still_waiting(task: asyncio.Task[Any]) -> bool:
+    """Return True iff ``task`` has not finished; re-raise what it raised if it failed.
+
+    Asked before any look at the stream's state, so a reader that failed (on a lab stub, say)
+    fails the test with its own error rather than with an assertion about the waiter slot.
+    """
+    if task.done():
+        task.result()
+    return not task.done()
+
+
 # ---------------------------------------------------------------------------------------------
 # Lab 2.1: ordered, buffered delivery
 # ---------------------------------------------------------------------------------------------
@@ -156,9 +167,24 @@ async def test_result_waits_for_the_end_and_reaches_every_caller(tasks: _Tasks) 
     stream: EventStream[str, str] = EventStream()
     readers = [tasks.start(stream.result()) for _ in range(3)]
     await asyncio.sleep(0)
-    assert not any(reader.done() for reader in readers)
+    assert all(_still_waiting(reader) for reader in readers)
     stream.end("done")
     assert await asyncio.gather(*readers) == ["done", "done", "done"]
+
+
+@lab_2_2
+async def test_cancelled_result_reader_propagates_and_others_still_get_the_result(
+    tasks: _Tasks,
+) -> None:
+    stream: EventStream[str, str] = EventStream()
+    cancelled = tasks.start(stream.result())
+    patient = tasks.start(stream.result())
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await cancelled
+    stream.end("kept")
+    assert await patient == "kept"
 
 
 @lab_2_2
@@ -230,10 +256,28 @@ async def test_repr_shows_state_and_buffer() -> None:
 
 
 @lab_2_3
+async def test_the_wait_parks_until_a_push_and_leaves_the_event_to_the_reader(
+    tasks: _Tasks,
+) -> None:
+    # The wait that Lab 2.3 writes, called on its own: it parks and wakes, and taking the event
+    # stays the reader's job. It is the one test of this lab that needs no other lab's code.
+    stream: EventStream[str, None] = EventStream()
+    wait = tasks.start(stream._wait_for_push_or_end())
+    await asyncio.sleep(0)
+    assert _still_waiting(wait)
+    assert _parked(stream)
+    stream.push("kept")
+    await wait
+    assert not _parked(stream)
+    assert stream.buffered == 1
+
+
+@lab_2_3
 async def test_waiting_consumer_is_woken_by_a_push(tasks: _Tasks) -> None:
     stream: EventStream[str, None] = EventStream()
     reader = tasks.start(anext(stream))
     await asyncio.sleep(0)
+    assert _still_waiting(reader)
     assert _parked(stream)
     stream.push("hello")
     assert await reader == "hello"
@@ -245,6 +289,7 @@ async def test_waiting_consumer_is_stopped_by_the_end(tasks: _Tasks) -> None:
     stream: EventStream[str, str] = EventStream()
     reader = tasks.start(_drain(stream))
     await asyncio.sleep(0)
+    assert _still_waiting(reader)
     assert _parked(stream)
     stream.end("bye")
     assert await reader == []
@@ -298,6 +343,7 @@ async def test_cancelled_consumer_leaves_no_waiter_and_loses_no_event(tasks: _Ta
     stream: EventStream[str, None] = EventStream()
     reader = tasks.start(anext(stream))
     await asyncio.sleep(0)
+    assert _still_waiting(reader)
     assert _parked(stream)  # parked on its waiter future
 
     reader.cancel()
@@ -330,26 +376,12 @@ async def test_two_concurrent_reads_are_refused(tasks: _Tasks) -> None:
     stream: EventStream[str, None] = EventStream()
     first = tasks.start(anext(stream))
     await asyncio.sleep(0)
+    assert _still_waiting(first)
     with pytest.raises(RuntimeError, match=r"^the consumer is already waiting for an event$"):
         await anext(stream)
     assert _parked(stream)  # the refused read did not disturb the first
     stream.push("for the first")
     assert await first == "for the first"
-
-
-@lab_2_3
-async def test_cancelled_result_reader_propagates_and_others_still_get_the_result(
-    tasks: _Tasks,
-) -> None:
-    stream: EventStream[str, str] = EventStream()
-    cancelled = tasks.start(stream.result())
-    patient = tasks.start(stream.result())
-    await asyncio.sleep(0)
-    cancelled.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await cancelled
-    stream.end("kept")
-    assert await patient == "kept"
 
 
 @lab_2_3
@@ -364,6 +396,7 @@ async def test_cancelling_an_async_for_consumer_propagates_through_the_loop(task
     consumer = tasks.start(consume())
     stream.push(1)
     await asyncio.sleep(0)
+    assert _still_waiting(consumer)
     assert seen == [1]
     assert _parked(stream)
     consumer.cancel()
