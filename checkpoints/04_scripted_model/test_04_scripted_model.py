@@ -73,6 +73,17 @@ async def tasks() -> AsyncIterator[_Tasks]:
     await started.close()
 
 
+def _still_waiting(task: asyncio.Task[Any]) -> bool:
+    """Return True iff ``task`` has not finished; re-raise what it raised if it failed.
+
+    Asked before any look at the signal's listeners, so a waiter that failed (on a lab stub,
+    say) fails the test with its own error rather than with an assertion about a count.
+    """
+    if task.done():
+        task.result()
+    return not task.done()
+
+
 class _Unraisable:
     """A reason that refuses every comparison and truth test: abort must not need them."""
 
@@ -307,6 +318,8 @@ def test_listener_that_aborts_again_or_adds_a_listener_sees_a_finished_signal() 
 def test_exactly_the_listeners_not_removed_run_in_order(ops: list[tuple[bool, int]]) -> None:
     """Property: after any mix of adds and removes, abort calls the survivors in add order."""
     controller = AbortController()
+    # Every example starts in lab code, so a stub fails them all at one place, as one error.
+    controller.signal.raise_if_aborted()  # open: nothing to raise
     called: list[int] = []
     removers: dict[int, Callable[[], None]] = {}
     alive: list[int] = []
@@ -333,6 +346,7 @@ async def test_wait_aborted_returns_the_reason_and_leaves_no_listener(tasks: _Ta
     controller = AbortController()
     waiter = tasks.start(controller.signal.wait_aborted())
     await asyncio.sleep(0)
+    assert _still_waiting(waiter)
     assert controller.signal.listener_count == 1
     controller.abort("done")
     assert await waiter == "done"
@@ -353,6 +367,7 @@ async def test_cancelled_wait_removes_its_listener_and_propagates(tasks: _Tasks)
     controller = AbortController()
     waiter = tasks.start(controller.signal.wait_aborted())
     await asyncio.sleep(0)
+    assert _still_waiting(waiter)
     assert controller.signal.listener_count == 1
 
     waiter.cancel()
@@ -372,6 +387,7 @@ async def test_many_waiters_all_wake_with_the_same_reason(tasks: _Tasks) -> None
     controller = AbortController()
     waiters = [tasks.start(controller.signal.wait_aborted()) for _ in range(50)]
     await asyncio.sleep(0)
+    assert all(_still_waiting(waiter) for waiter in waiters)
     assert controller.signal.listener_count == 50
     waiters[7].cancel()
     await asyncio.sleep(0)
@@ -468,6 +484,42 @@ async def _collect(
     return events, await stream.result()
 
 
+# Given code: the records the scaffold keeps (ToolSpec, ScriptedResponse). The practice folder
+# hands the learner their declarations and checks whole, so these tests carry no lab tag and
+# pass from the start.
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"name": "", "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got ''$"),
+        ({"name": 7, "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got 7$"),
+        (
+            {"name": "n", "description": None},
+            r"^ToolSpec\.description must be a str, got NoneType$",
+        ),
+    ],
+)
+def test_tool_spec_refuses_bad_fields(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        ToolSpec.create(**kwargs)  # type: ignore[arg-type]
+
+
+def test_tool_spec_refuses_a_plain_dict_as_parameters() -> None:
+    with pytest.raises(TypeError, match=r"^ToolSpec\.parameters must be a JSON object snapshot"):
+        ToolSpec(name="n", description="d", parameters={"type": "object"})
+
+
+def test_scripted_response_refuses_wrong_events_and_an_aborted_result() -> None:
+    with pytest.raises(TypeError, match=r"^ScriptedResponse\.events\[1\] has unexpected type str$"):
+        ScriptedResponse(events=(TextDelta(text="a"), "b"), result=StreamDone(message=_say("a")))  # type: ignore[arg-type]
+    with pytest.raises(
+        TypeError,
+        match=r"^ScriptedResponse\.result must be StreamDone or StreamFailed, got StreamAborted$",
+    ):
+        ScriptedResponse(result=StreamAborted(reason="scripts do not abort"))  # type: ignore[arg-type]
+
+
 # --8<-- [start:scripted-turn]
 @lab_4_2
 async def test_scripted_reply_streams_its_chunks_in_order_then_the_message() -> None:
@@ -562,29 +614,6 @@ async def test_captured_tool_specs_keep_a_frozen_copy_of_their_schema() -> None:
     with pytest.raises(TypeError):
         captured.parameters["type"] = "array"  # type: ignore[index]
     assert ToolSpec.create(name="bare", description="").parameters["type"] == "object"
-
-
-@lab_4_2
-@pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [
-        ({"name": "", "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got ''$"),
-        ({"name": 7, "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got 7$"),
-        (
-            {"name": "n", "description": None},
-            r"^ToolSpec\.description must be a str, got NoneType$",
-        ),
-    ],
-)
-def test_tool_spec_refuses_bad_fields(kwargs: dict[str, object], message: str) -> None:
-    with pytest.raises(TypeError, match=message):
-        ToolSpec.create(**kwargs)  # type: ignore[arg-type]
-
-
-@lab_4_2
-def test_tool_spec_refuses_a_plain_dict_as_parameters() -> None:
-    with pytest.raises(TypeError, match=r"^ToolSpec\.parameters must be a JSON object snapshot"):
-        ToolSpec(name="n", description="d", parameters={"type": "object"})
 
 
 @lab_4_2
@@ -691,17 +720,6 @@ async def test_malformed_requests_are_refused_before_the_script_moves(
         model.stream(messages, tools=tools)
     assert model.remaining == 1
     assert model.requests == ()
-
-
-@lab_4_2
-def test_scripted_response_refuses_wrong_events_and_an_aborted_result() -> None:
-    with pytest.raises(TypeError, match=r"^ScriptedResponse\.events\[1\] has unexpected type str$"):
-        ScriptedResponse(events=(TextDelta(text="a"), "b"), result=StreamDone(message=_say("a")))  # type: ignore[arg-type]
-    with pytest.raises(
-        TypeError,
-        match=r"^ScriptedResponse\.result must be StreamDone or StreamFailed, got StreamAborted$",
-    ):
-        ScriptedResponse(result=StreamAborted(reason="scripts do not abort"))  # type: ignore[arg-type]
 
 
 @lab_4_2
