@@ -47,7 +47,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from types import MappingProxyType
-from typing import Literal, TypeAlias, assert_never
+from typing import Literal, TypeAlias, TypeGuard, assert_never
 
 # --8<-- [start:json-types]
 # The frozen form of a JSON value: what snapshot_json returns and what records hold.
@@ -456,6 +456,31 @@ def _close_container(close: _Close, open_paths: dict[int, str], done: list[JsonV
         done.append(MappingProxyType(dict(zip(close.keys, children, strict=True))))
 
 
+def _flat_object_snapshot(value: dict[object, object]) -> JsonObject | None:
+    """Return the snapshot of a flat object of plain scalars, or None if it is anything else."""
+    # Most tool arguments are one level of scalars, and for those the walk's work items cost
+    # more than the copy itself. Anything else (a nested container, a non-str key, a float that
+    # is not finite, an int too large) returns None: the walk then answers, with its message.
+    if len(value) >= MAX_JSON_NODES:  # the object itself is a node too
+        return None
+    copy: dict[str, JsonValue] = {}
+    for key, item in value.items():  # an exact dict: iterating it runs no code of theirs
+        if type(key) is str and _is_plain_scalar(item):
+            copy[key] = item
+        else:
+            return None
+    return MappingProxyType(copy)
+
+
+def _is_plain_scalar(value: object) -> TypeGuard[JsonValue]:
+    """Return True iff ``value`` is a JSON scalar that the walk would keep as it is."""
+    if type(value) is int:
+        return value.bit_length() <= MAX_JSON_INT_BITS
+    if type(value) is float:
+        return math.isfinite(value)
+    return value is None or type(value) is bool or type(value) is str
+
+
 # END LAB 1.2
 
 
@@ -504,6 +529,9 @@ def snapshot_json_object(value: object) -> JsonObject:
     # BEGIN LAB 1.2
     if type(value) is not dict:
         raise JsonSnapshotError(f"$: expected a JSON object, got {type(value).__name__}")
+    flat = _flat_object_snapshot(value)
+    if flat is not None:
+        return flat
     snapshot = snapshot_json(value)
     assert type(snapshot) is MappingProxyType
     return snapshot
