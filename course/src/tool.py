@@ -229,13 +229,13 @@ def _read_exact_keys(
     for key in fields:
         if type(key) is not str:
             raise ToolContractError(code, f"{what} keys must be str, got {_type_name(key)}")
-    missing = [key for key in wanted if key not in fields]
-    if missing:
-        raise ToolContractError(code, f"{what} is missing {missing[0]!r}")
-    unknown = [key for key in fields if key not in wanted]
-    if unknown:
-        raise ToolContractError(code, f"{what} has unknown field {unknown[0]!r}")
-    return tuple(fields[key] for key in wanted)
+    for key in wanted:
+        if key not in fields:
+            raise ToolContractError(code, f"{what} is missing {key!r}")
+    if len(fields) > len(wanted):  # every wanted key is there, so some other key is too
+        unknown = next(key for key in fields if key not in wanted)
+        raise ToolContractError(code, f"{what} has unknown field {unknown!r}")
+    return tuple([fields[key] for key in wanted])
 
 
 def _describe_exception(exc: BaseException) -> str:
