@@ -8,18 +8,22 @@ A test says which lab it proves with ``@pytest.mark.lab("6.2")`` (or a module-le
 - ``failing``: some test of the lab failed for any other reason;
 - ``passing``: every test of the lab passed.
 
-So a learner never reads a bare "all passed" while a lab is still a stub. This file is copied
-unchanged into every practice folder.
+So a learner never reads a bare "all passed" while a lab is still a stub.
+
+It also gives every focused test the ``tasks`` fixture (``checkpoints.support.StartedTasks``).
+This file is copied unchanged into every practice folder.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Generator
+from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass, field
 from typing import Literal
 
 import pytest
+
+from checkpoints.support import StartedTasks
 
 LAB_STUB = re.compile(r"NotImplementedError: Lab (?P<lab>\d+\.\d+):")
 
@@ -77,3 +81,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for lab in sorted(report.outcomes, key=lambda text: tuple(map(int, text.split(".")))):
         tests = len(report.outcomes[lab])
         terminalreporter.line(f"Lab {lab:<5} {report.status_of(lab):<12} ({tests} tests)")
+
+
+@pytest.fixture
+async def tasks() -> AsyncIterator[StartedTasks]:
+    """Start tasks for one test; they are cancelled and awaited when it ends."""
+    started = StartedTasks()
+    yield started
+    await started.close()

@@ -10,8 +10,8 @@ layout, so the same relative paths and the same command work in it:
 - ``course/src/``: ``__init__.py``, ``py.typed`` and the modules of checkpoints before the target
   verbatim; the target's modules as skeletons (``practice.skeleton``), or verbatim when the
   target is an observe checkpoint; ``course/fixtures/`` when a copied file mentions it;
-- ``checkpoints/``: ``catalog.py``, ``conftest.py`` and the folders of checkpoints 00 up to the
-  target (manifest and focused test), unchanged;
+- ``checkpoints/``: its top-level modules (``catalog.py``, ``conftest.py``, ``support.py``)
+  and the folders of checkpoints 00 up to the target (manifest and focused test), unchanged;
 - ``pyproject.toml`` (``course/src`` is the package ``harness``, the course's test tools and
   pytest settings), ``noxfile.py``, ``practice/commands.py``, ``LEARNING.md``, ``.gitignore``.
 
@@ -200,8 +200,8 @@ def _write_folder(
 
     checkpoints = out / "checkpoints"
     checkpoints.mkdir()
-    for name in ("catalog.py", "conftest.py"):
-        shutil.copyfile(tree.checkpoints / name, checkpoints / name)
+    for shared in sorted(tree.checkpoints.glob("*.py")):  # catalog, conftest, test support
+        shutil.copyfile(shared, checkpoints / shared.name)
     for checkpoint in included:
         shutil.copytree(checkpoint.folder, checkpoints / checkpoint.folder.name, ignore=_IGNORED)
         copied_text.extend(_read(path) for path in sorted(checkpoint.folder.glob("*.py")))

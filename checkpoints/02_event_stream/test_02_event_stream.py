@@ -3,45 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Coroutine
 from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from checkpoints.support import StartedTasks
 from harness.event_stream import EventStream, StreamState
 
 T = TypeVar("T")
 U = TypeVar("U")
-
-
-class _Tasks:
-    """Start tasks for one test; at teardown cancel and await them all.
-
-    Awaiting every task retrieves its exception, so a test that fails half way (on a lab stub,
-    say) never leaves an "exception was never retrieved" task behind it.
-    """
-
-    def __init__(self) -> None:
-        self._started: list[asyncio.Task[Any]] = []
-
-    def start(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
-        task = asyncio.create_task(coroutine)
-        self._started.append(task)
-        return task
-
-    async def close(self) -> None:
-        for task in self._started:
-            task.cancel()
-        await asyncio.gather(*self._started, return_exceptions=True)
-
-
-@pytest.fixture
-async def tasks() -> AsyncIterator[_Tasks]:
-    started = _Tasks()
-    yield started
-    await started.close()
 
 
 lab_2_1 = pytest.mark.lab("2.1")
@@ -163,7 +135,7 @@ async def test_result_is_kept_apart_from_the_events() -> None:
 
 
 @lab_2_2
-async def test_result_waits_for_the_end_and_reaches_every_caller(tasks: _Tasks) -> None:
+async def test_result_waits_for_the_end_and_reaches_every_caller(tasks: StartedTasks) -> None:
     stream: EventStream[str, str] = EventStream()
     readers = [tasks.start(stream.result()) for _ in range(3)]
     await asyncio.sleep(0)
@@ -174,7 +146,7 @@ async def test_result_waits_for_the_end_and_reaches_every_caller(tasks: _Tasks) 
 
 @lab_2_2
 async def test_cancelled_result_reader_propagates_and_others_still_get_the_result(
-    tasks: _Tasks,
+    tasks: StartedTasks,
 ) -> None:
     stream: EventStream[str, str] = EventStream()
     cancelled = tasks.start(stream.result())
@@ -257,7 +229,7 @@ async def test_repr_shows_state_and_buffer() -> None:
 
 @lab_2_3
 async def test_the_wait_parks_until_a_push_and_leaves_the_event_to_the_reader(
-    tasks: _Tasks,
+    tasks: StartedTasks,
 ) -> None:
     # The wait that Lab 2.3 writes, called on its own: it parks and wakes, and taking the event
     # stays the reader's job. It is the one test of this lab that needs no other lab's code.
@@ -273,7 +245,7 @@ async def test_the_wait_parks_until_a_push_and_leaves_the_event_to_the_reader(
 
 
 @lab_2_3
-async def test_waiting_consumer_is_woken_by_a_push(tasks: _Tasks) -> None:
+async def test_waiting_consumer_is_woken_by_a_push(tasks: StartedTasks) -> None:
     stream: EventStream[str, None] = EventStream()
     reader = tasks.start(anext(stream))
     await asyncio.sleep(0)
@@ -285,7 +257,7 @@ async def test_waiting_consumer_is_woken_by_a_push(tasks: _Tasks) -> None:
 
 
 @lab_2_3
-async def test_waiting_consumer_is_stopped_by_the_end(tasks: _Tasks) -> None:
+async def test_waiting_consumer_is_stopped_by_the_end(tasks: StartedTasks) -> None:
     stream: EventStream[str, str] = EventStream()
     reader = tasks.start(_drain(stream))
     await asyncio.sleep(0)
@@ -298,7 +270,7 @@ async def test_waiting_consumer_is_stopped_by_the_end(tasks: _Tasks) -> None:
 
 
 @lab_2_3
-async def test_interleaved_producer_and_consumer_keep_the_order(tasks: _Tasks) -> None:
+async def test_interleaved_producer_and_consumer_keep_the_order(tasks: StartedTasks) -> None:
     stream: EventStream[int, str] = EventStream()
 
     async def produce() -> None:
@@ -339,7 +311,7 @@ def test_any_schedule_of_pushes_and_yields_keeps_the_order(plan: list[tuple[int,
 
 # --8<-- [start:cancelled-consumer]
 @lab_2_3
-async def test_cancelled_consumer_leaves_no_waiter_and_loses_no_event(tasks: _Tasks) -> None:
+async def test_cancelled_consumer_leaves_no_waiter_and_loses_no_event(tasks: StartedTasks) -> None:
     stream: EventStream[str, None] = EventStream()
     reader = tasks.start(anext(stream))
     await asyncio.sleep(0)
@@ -359,7 +331,9 @@ async def test_cancelled_consumer_leaves_no_waiter_and_loses_no_event(tasks: _Ta
 
 
 @lab_2_3
-async def test_consumer_cancelled_after_being_woken_keeps_the_event_buffered(tasks: _Tasks) -> None:
+async def test_consumer_cancelled_after_being_woken_keeps_the_event_buffered(
+    tasks: StartedTasks,
+) -> None:
     stream: EventStream[str, None] = EventStream()
     reader = tasks.start(anext(stream))
     await asyncio.sleep(0)
@@ -372,7 +346,7 @@ async def test_consumer_cancelled_after_being_woken_keeps_the_event_buffered(tas
 
 
 @lab_2_3
-async def test_two_concurrent_reads_are_refused(tasks: _Tasks) -> None:
+async def test_two_concurrent_reads_are_refused(tasks: StartedTasks) -> None:
     stream: EventStream[str, None] = EventStream()
     first = tasks.start(anext(stream))
     await asyncio.sleep(0)
@@ -385,7 +359,9 @@ async def test_two_concurrent_reads_are_refused(tasks: _Tasks) -> None:
 
 
 @lab_2_3
-async def test_cancelling_an_async_for_consumer_propagates_through_the_loop(tasks: _Tasks) -> None:
+async def test_cancelling_an_async_for_consumer_propagates_through_the_loop(
+    tasks: StartedTasks,
+) -> None:
     stream: EventStream[int, None] = EventStream()
     seen: list[int] = []
 

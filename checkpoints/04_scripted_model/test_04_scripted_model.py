@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gc
-from collections.abc import AsyncIterator, Callable, Coroutine
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from checkpoints.support import StartedTasks
 from harness.abort import AbortController, AbortError, AbortSignal, SignalState
 from harness.event_stream import EventStream
 from harness.protocol import (
@@ -43,34 +44,6 @@ from harness.scripted_model import (
 T = TypeVar("T")
 
 lab_4_1 = pytest.mark.lab("4.1")
-
-
-class _Tasks:
-    """Start tasks for one test; at teardown cancel and await them all.
-
-    Awaiting every task retrieves its exception, so a test that fails half way (on a lab stub,
-    say) never leaves an "exception was never retrieved" task behind it.
-    """
-
-    def __init__(self) -> None:
-        self._started: list[asyncio.Task[Any]] = []
-
-    def start(self, coroutine: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
-        task = asyncio.create_task(coroutine)
-        self._started.append(task)
-        return task
-
-    async def close(self) -> None:
-        for task in self._started:
-            task.cancel()
-        await asyncio.gather(*self._started, return_exceptions=True)
-
-
-@pytest.fixture
-async def tasks() -> AsyncIterator[_Tasks]:
-    started = _Tasks()
-    yield started
-    await started.close()
 
 
 def _still_waiting(task: asyncio.Task[Any]) -> bool:
@@ -342,7 +315,7 @@ def test_exactly_the_listeners_not_removed_run_in_order(ops: list[tuple[bool, in
 
 
 @lab_4_1
-async def test_wait_aborted_returns_the_reason_and_leaves_no_listener(tasks: _Tasks) -> None:
+async def test_wait_aborted_returns_the_reason_and_leaves_no_listener(tasks: StartedTasks) -> None:
     controller = AbortController()
     waiter = tasks.start(controller.signal.wait_aborted())
     await asyncio.sleep(0)
@@ -363,7 +336,7 @@ async def test_wait_aborted_on_an_aborted_signal_returns_at_once() -> None:
 
 # --8<-- [start:cancelled-waiter]
 @lab_4_1
-async def test_cancelled_wait_removes_its_listener_and_propagates(tasks: _Tasks) -> None:
+async def test_cancelled_wait_removes_its_listener_and_propagates(tasks: StartedTasks) -> None:
     controller = AbortController()
     waiter = tasks.start(controller.signal.wait_aborted())
     await asyncio.sleep(0)
@@ -383,7 +356,7 @@ async def test_cancelled_wait_removes_its_listener_and_propagates(tasks: _Tasks)
 
 
 @lab_4_1
-async def test_many_waiters_all_wake_with_the_same_reason(tasks: _Tasks) -> None:
+async def test_many_waiters_all_wake_with_the_same_reason(tasks: StartedTasks) -> None:
     controller = AbortController()
     waiters = [tasks.start(controller.signal.wait_aborted()) for _ in range(50)]
     await asyncio.sleep(0)
@@ -401,7 +374,7 @@ async def test_many_waiters_all_wake_with_the_same_reason(tasks: _Tasks) -> None
 
 # --8<-- [start:deferred-cancel]
 @lab_4_1
-async def test_listener_defers_cancelling_the_running_task_to_the_loop(tasks: _Tasks) -> None:
+async def test_listener_defers_cancelling_the_running_task_to_the_loop(tasks: StartedTasks) -> None:
     controller = AbortController()
     steps: list[str] = []
 

@@ -216,7 +216,7 @@ def write_fake_course(root: Path) -> Path:
         (src / name).write_text(_dedent(text), encoding="utf-8")
     checkpoints = root / "checkpoints"
     checkpoints.mkdir()
-    for name in ("catalog.py", "conftest.py"):
+    for name in ("catalog.py", "conftest.py", "support.py"):
         shutil.copyfile(ROOT / "checkpoints" / name, checkpoints / name)
     for name, manifest in MANIFESTS.items():
         folder = checkpoints / name

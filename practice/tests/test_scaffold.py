@@ -51,6 +51,7 @@ def test_folder_holds_earlier_code_skeletons_tests_and_commands(
         "course/src/greeter.py",
         "checkpoints/catalog.py",
         "checkpoints/conftest.py",
+        "checkpoints/support.py",
         "checkpoints/00_intro/checkpoint.toml",
         "checkpoints/00_intro/test_00_intro.py",
         "checkpoints/01_counter/checkpoint.toml",
@@ -71,6 +72,7 @@ def test_earlier_modules_tests_and_machinery_are_copied_unchanged(
         "course/src/counter.py",  # verbatim: its markers and snippet comments stay
         "checkpoints/catalog.py",
         "checkpoints/conftest.py",
+        "checkpoints/support.py",
         "checkpoints/01_counter/test_01_counter.py",
         "checkpoints/02_greeter/test_02_greeter.py",
         "checkpoints/02_greeter/checkpoint.toml",
