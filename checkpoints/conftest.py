@@ -73,7 +73,11 @@ def pytest_runtest_makereport(
     return report
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> Generator[None]:
+    # Outermost wrapper: the labs come after the tracebacks and the list of failures, right
+    # above the final count, where a learner's eye lands.
+    yield
     report = terminalreporter.config.stash[_REPORT_KEY]
     if not report.outcomes:
         return
