@@ -16,7 +16,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
+from checkpoints.catalog import Checkpoint, find_checkpoint, load_catalog  # noqa: E402
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -47,11 +47,8 @@ def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tupl
     """Return the checkpoints named by ``args``: exactly one number, or ``all``."""
     if args == ["all"]:
         return catalog
-    if len(args) == 1 and args[0].isdigit():
-        chosen = tuple(c for c in catalog if c.number == args[0].zfill(2))
-        if chosen:
-            return chosen
-    return ()
+    found = find_checkpoint(catalog, args[0]) if len(args) == 1 else None
+    return () if found is None else (found,)
 
 
 @nox.session(default=False, tags=["learner"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -86,10 +87,12 @@ def load_catalog(root: Path = CHECKPOINTS_DIR) -> tuple[Checkpoint, ...]:
     return checkpoints
 
 
-def find_checkpoint(number: str, root: Path = CHECKPOINTS_DIR) -> Checkpoint | None:
+def find_checkpoint(catalog: Sequence[Checkpoint], number: str) -> Checkpoint | None:
     """Return the checkpoint numbered ``number`` ("6" or "06"), or None if there is none."""
+    if not number.isdigit():
+        return None
     wanted = number.zfill(2)
-    return next((c for c in load_catalog(root) if c.number == wanted), None)
+    return next((c for c in catalog if c.number == wanted), None)
 
 
 def _read_checkpoint(folder: Path) -> Checkpoint:

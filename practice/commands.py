@@ -1,8 +1,10 @@
-"""What the learner's nox sessions say: lab hints, checkpoint selection and their usage texts.
+"""What the learner's nox sessions say: lab hints, the practice folder's checkpoint selection,
+and their usage texts.
 
-The course's noxfile and every practice folder's noxfile use this module; the generator copies
-it unchanged into each practice folder (``practice/commands.py``). It needs only the standard
-library and ``checkpoints.catalog``, because nox imports it before any environment exists.
+The course's noxfile (for hints) and every practice folder's noxfile use this module; the
+generator copies it unchanged into each practice folder (``practice/commands.py``). It needs
+only the standard library and ``checkpoints.catalog``, because nox imports it before any
+environment exists.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ __all__ = [
 import re
 from collections.abc import Sequence
 
-from checkpoints.catalog import Checkpoint, Lab
+from checkpoints.catalog import Checkpoint, Lab, find_checkpoint
 
 _LAB_ARGUMENT = re.compile(r"^0*(?P<checkpoint>\d{1,2})\.(?P<step>\d{1,2})$")
 
@@ -63,12 +65,10 @@ def checkpoints_through(
     """Return checkpoints 00 up to the one named in ``args`` (a number, or ``all``)."""
     if list(args) == ["all"] and catalog:
         return tuple(catalog)
-    if len(args) == 1 and args[0].isdigit():
-        wanted = args[0].zfill(2)
-        numbers = [checkpoint.number for checkpoint in catalog]
-        if wanted in numbers:
-            return tuple(catalog[: numbers.index(wanted) + 1])
-    raise CommandError(run_usage(catalog))
+    found = find_checkpoint(catalog, args[0]) if len(args) == 1 else None
+    if found is None:
+        raise CommandError(run_usage(catalog))
+    return tuple(catalog[: list(catalog).index(found) + 1])
 
 
 def run_usage(catalog: Sequence[Checkpoint]) -> str:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from checkpoints.catalog import Checkpoint, ManifestError, load_catalog
+from checkpoints.catalog import Checkpoint, ManifestError, find_checkpoint, load_catalog
 from practice.regions import LabMarkerError, LabRegion
 from practice.skeleton import make_skeleton
 
@@ -115,7 +115,7 @@ def make_practice_folder(
     """
     tree = CourseTree(root=course_root.resolve())
     catalog = tree.catalog()
-    target = next((c for c in catalog if number.isdigit() and c.number == number.zfill(2)), None)
+    target = find_checkpoint(catalog, number)
     if target is None:
         raise PracticeError(f"no checkpoint {number!r}\n\n{practice_usage(catalog)}")
     destination = _check_destination(tree, destination)
