@@ -182,11 +182,10 @@ def _write_folder(
             copied_text.append(_copy_text(tree.src / module, src / module))
     regions: dict[str, tuple[LabRegion, ...]] = {}
     for module in target.modules:
-        source = _read(tree.src / module)
         if target.mode == "observe":
-            (src / module).write_text(source, encoding="utf-8")
-            copied_text.append(source)
+            copied_text.append(_copy_text(tree.src / module, src / module))
             continue
+        source = _read(tree.src / module)
         skeleton = make_skeleton(
             source,
             f"course/src/{module}",
@@ -233,8 +232,6 @@ def _copy_text(source: Path, destination: Path) -> str:
 def _check_every_lab_has_a_region(
     target: Checkpoint, regions: Mapping[str, tuple[LabRegion, ...]]
 ) -> None:
-    if target.mode == "observe":
-        return
     marked = {region.lab for found in regions.values() for region in found}
     for lab in target.labs:
         if lab.id not in marked:

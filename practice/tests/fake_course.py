@@ -199,12 +199,6 @@ TESTS = {
     """,
 }
 
-PAGES = {
-    "00_intro": "# Intro\n\nObserve.\n",
-    "01_counter": "# Counter\n\n### Lab 1.1 — increment\n\n### Lab 1.2 — words\n",
-    "02_greeter": "# Greeter\n\n### Lab 2.1 — greet\n\n### Lab 2.2 — spell\n",
-}
-
 
 def write_fake_course(root: Path) -> Path:
     """Write the synthetic course under ``root`` and return ``root``."""
@@ -223,10 +217,6 @@ def write_fake_course(root: Path) -> Path:
         folder.mkdir()
         (folder / "checkpoint.toml").write_text(_dedent(manifest), encoding="utf-8")
         (folder / f"test_{name}.py").write_text(_dedent(TESTS[name]), encoding="utf-8")
-    pages = root / "docs" / "checkpoints"
-    pages.mkdir(parents=True)
-    for name, page in PAGES.items():
-        (pages / f"{name}.md").write_text(page, encoding="utf-8")
     shutil.copyfile(ROOT / "pyproject.toml", root / "pyproject.toml")
     return root
 

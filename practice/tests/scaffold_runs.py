@@ -53,8 +53,8 @@ class ScaffoldRun:
         return [o for o in self.outcomes if o.outcome != "passed"]
 
 
-def focused_test_paths(folder: Path, chosen: Sequence[Checkpoint]) -> list[str]:
-    """Return the focused test files of ``chosen`` as paths relative to ``folder``."""
+def focused_test_paths(chosen: Sequence[Checkpoint]) -> list[str]:
+    """Return the focused test files of ``chosen`` as paths relative to a practice folder."""
     return [f"checkpoints/{c.name}/{c.test_file.name}" for c in chosen]
 
 

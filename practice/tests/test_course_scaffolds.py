@@ -71,7 +71,7 @@ def _run(checkpoint: Checkpoint, folder: Path | Exception, base: Path) -> Eviden
         return folder
     try:
         included = CATALOG[: CATALOG.index(checkpoint) + 1]
-        files = focused_test_paths(folder, included)
+        files = focused_test_paths(included)
         fresh = run_focused_tests(folder, files, base / f"{checkpoint.name}-fresh-run")
         trip = base / f"{checkpoint.name}-round-trip"
         shutil.copytree(folder, trip)

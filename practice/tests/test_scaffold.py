@@ -318,7 +318,7 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
 ) -> None:
     made = make_practice_folder(course, "02", tmp_path / "p02")
     catalog = load_catalog(made / "checkpoints")
-    run = run_focused_tests(made, focused_test_paths(made, catalog), tmp_path / "run")
+    run = run_focused_tests(made, focused_test_paths(catalog), tmp_path / "run")
     # The run imported the folder's own harness, not the course's installed reference.
     assert run.harness_file is not None
     assert Path(run.harness_file).resolve() == made / "course/src/__init__.py"
@@ -340,9 +340,9 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
     assert "Lab 2.2   not started  (1 tests)" in run.output
     assert "Lab 1.1   passing      (2 tests)" in run.output
 
-    for module in ("greeter.py",):  # the learner's work, here the reference, copied back in
-        shutil.copyfile(course / "course/src" / module, made / "course/src" / module)
-    run = run_focused_tests(made, focused_test_paths(made, catalog), tmp_path / "run")
+    # The learner's work, here the reference, copied back in.
+    shutil.copyfile(course / "course/src/greeter.py", made / "course/src/greeter.py")
+    run = run_focused_tests(made, focused_test_paths(catalog), tmp_path / "run")
     assert run.returncode == 0, run.output
     assert [o.outcome for o in run.outcomes] == ["passed"] * 6
     assert "Lab 2.2   passing      (1 tests)" in run.output
