@@ -9,7 +9,9 @@ layout, so the same relative paths and the same command work in it:
 
 - ``course/src/``: ``__init__.py``, ``py.typed`` and the modules of checkpoints before the target
   verbatim; the target's modules as skeletons (``practice.skeleton``), or verbatim when the
-  target is an observe checkpoint; ``course/fixtures/`` when a copied file mentions it;
+  target is an observe checkpoint; the module of a later checkpoint that one of these imports,
+  as a skeleton (00's prologue shows 01's records); ``course/fixtures/`` when a copied file
+  mentions it;
 - ``checkpoints/``: its top-level modules (``catalog.py``, ``conftest.py``, ``support.py``)
   and the folders of checkpoints 00 up to the target (manifest and focused test), unchanged;
 - ``pyproject.toml`` (``course/src`` is the package ``harness``, the course's test tools and
@@ -28,6 +30,7 @@ __all__ = [
     "render_pyproject",
 ]
 
+import ast
 import secrets
 import shutil
 import string
@@ -196,6 +199,7 @@ def _write_folder(
         copied_text.append(skeleton.text)
         regions[module] = skeleton.regions
     _check_every_lab_has_a_region(target, regions)
+    _add_later_modules_in_use(tree, catalog, src)
 
     checkpoints = out / "checkpoints"
     checkpoints.mkdir()
@@ -214,6 +218,40 @@ def _write_folder(
     (out / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     (out / "LEARNING.md").write_text(_render_learning(target, included, regions), encoding="utf-8")
     (out / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
+
+
+def _add_later_modules_in_use(tree: CourseTree, catalog: Sequence[Checkpoint], src: Path) -> None:
+    """Add, as skeletons, the later checkpoints' modules that the folder's modules import."""
+    # Checkpoint 00 shows records that checkpoint 01 defines. Its folder needs protocol.py, and
+    # a skeleton is enough: an earlier checkpoint uses only a later one's given code.
+    owners = {module: checkpoint for checkpoint in catalog for module in checkpoint.modules}
+    pending = list(src.glob("*.py"))
+    while pending:
+        for module in sorted(_harness_imports(_read(pending.pop())) - {"__init__.py"}):
+            if (src / module).exists() or module not in owners:
+                continue
+            owner = owners[module]
+            skeleton = make_skeleton(
+                _read(tree.src / module),
+                f"course/src/{module}",
+                summaries={lab.id: lab.summary for lab in owner.labs},
+                page=owner.page,
+            )
+            (src / module).write_text(skeleton.text, encoding="utf-8")
+            pending.append(src / module)
+
+
+def _harness_imports(source: str) -> set[str]:
+    """Return the file names of the ``harness`` modules that ``source`` imports."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if type(node) is ast.Import:
+            names.update(alias.name for alias in node.names)
+        elif type(node) is ast.ImportFrom and node.module == "harness":
+            names.update(f"harness.{alias.name}" for alias in node.names)
+        elif type(node) is ast.ImportFrom and node.module is not None:
+            names.add(node.module)
+    return {f"{name.split('.')[1]}.py" for name in names if name.startswith("harness.")}
 
 
 def _read(path: Path) -> str:
@@ -336,7 +374,10 @@ def _render_learning(
     regions: Mapping[str, tuple[LabRegion, ...]],
 ) -> str:
     template = string.Template((TEMPLATES / "LEARNING.md").read_text(encoding="utf-8"))
-    first_lab = target.labs[0].id if target.labs else "1.1"
+    if target.labs:
+        stuck = f"```bash\nnox -s hint -- {target.labs[0].id}\n```\n\nprints the hint of one lab."
+    else:  # an observe checkpoint has no labs, so no hints either
+        stuck = "This checkpoint has no labs: read its page and run its tests."
     return template.substitute(
         number=target.number,
         title=target.title,
@@ -344,7 +385,7 @@ def _render_learning(
         earlier=_earlier_text(included[:-1]),
         work=_work_text(target, regions),
         modules=", ".join(f"`course/src/{m}`" for m in target.modules),
-        first_lab=first_lab,
+        stuck=stuck,
     )
 
 

@@ -55,5 +55,11 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 
 def pytest_sessionfinish() -> None:
-    harness = sys.modules.get("harness")
-    _write({"kind": "harness", "file": None if harness is None else harness.__file__})
+    # Every module of the package, not only its __init__: a submodule missing from the folder
+    # would otherwise be found by the course's editable install, and the run would look fine.
+    files = sorted(
+        str(module.__file__)
+        for name, module in list(sys.modules.items())
+        if (name == "harness" or name.startswith("harness.")) and module.__file__
+    )
+    _write({"kind": "harness", "files": files})

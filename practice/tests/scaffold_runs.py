@@ -4,7 +4,9 @@ The subprocess uses this interpreter (``sys.executable -m pytest``), so no envir
 built and nothing is downloaded. Its ``PYTHONPATH`` starts with a folder holding one link,
 ``harness`` -> the practice folder's ``course/src``: a path entry is searched before the
 editable install's finder, so the learner's ``harness`` shadows the course's reference.
-``ScaffoldRun.harness_file`` records which one the run really imported.
+But a path entry only hides what it holds: a submodule missing from the folder would still be
+found by that finder, so ``ScaffoldRun.harness_files`` records the file of every ``harness``
+module the run imported.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ class ScaffoldRun:
     returncode: int
     outcomes: tuple[TestOutcome, ...]
     collect_errors: tuple[str, ...]
-    harness_file: str | None
+    harness_files: tuple[str, ...]  # the file of every harness module the run imported
     output: str
 
     def failed(self) -> list[TestOutcome]:
@@ -100,7 +102,7 @@ def run_focused_tests(folder: Path, files: Sequence[str], work: Path) -> Scaffol
             outcomes_file.read_text(encoding="utf-8").splitlines() if outcomes_file.exists() else []
         )
     ]
-    harness = [r["file"] for r in records if r["kind"] == "harness"]
+    harness = [r["files"] for r in records if r["kind"] == "harness"]
     return ScaffoldRun(
         returncode=completed.returncode,
         outcomes=tuple(
@@ -117,6 +119,6 @@ def run_focused_tests(folder: Path, files: Sequence[str], work: Path) -> Scaffol
             if r["kind"] == "test"
         ),
         collect_errors=tuple(r["message"] for r in records if r["kind"] == "collect_error"),
-        harness_file=harness[0] if harness else None,
+        harness_files=tuple(harness[0]) if harness else (),
         output=completed.stdout + completed.stderr,
     )
