@@ -51,8 +51,8 @@ def lab_tags(test_file: Path) -> set[str]:
     }
 
 
-def test_catalog_lists_checkpoints_from_00_in_order() -> None:
-    assert [c.number for c in CATALOG] == [f"{i:02d}" for i in range(len(CATALOG))]
+def test_the_first_checkpoint_only_observes() -> None:
+    # The numbering (00, 01, … without gaps) is load_catalog's own rule, tested below.
     assert CATALOG[0].mode == "observe"
 
 
@@ -86,7 +86,8 @@ def test_lesson_page_follows_the_skeleton(checkpoint: Checkpoint) -> None:
 @pytest.mark.parametrize("checkpoint", CATALOG, ids=ids)
 def test_lesson_page_names_every_lab(checkpoint: Checkpoint) -> None:
     page = (ROOT / "docs" / checkpoint.page).read_text(encoding="utf-8")
-    assert [lab.id for lab in checkpoint.labs if f"Lab {lab.id}" not in page] == []
+    named = [lab.id for lab in checkpoint.labs if re.search(rf"\bLab {re.escape(lab.id)}\b", page)]
+    assert named == [lab.id for lab in checkpoint.labs]
 
 
 def test_readme_checkpoint_map_matches_the_manifests() -> None:

@@ -20,10 +20,10 @@ def test_editable_install_imports_harness_from_course_src() -> None:
     assert Path(harness.__file__).resolve().parent == ROOT / "course" / "src"
 
 
-def test_every_reference_module_imports_as_harness_submodule() -> None:
+def test_every_reference_module_imports_as_harness_submodule_from_course_src() -> None:
     modules = sorted(p.stem for p in (ROOT / "course" / "src").glob("*.py") if p.stem != "__init__")
-    imported = [importlib.import_module(f"harness.{name}").__name__ for name in modules]
-    assert imported == [f"harness.{name}" for name in modules]
+    files = [Path(str(importlib.import_module(f"harness.{name}").__file__)) for name in modules]
+    assert files == [ROOT / "course" / "src" / f"{name}.py" for name in modules]
 
 
 @pytest.mark.timeout(120)

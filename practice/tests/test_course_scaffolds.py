@@ -8,7 +8,9 @@
         N's untagged tests, which check code the folder gives (declarations, constants), pass;
         and the labs section reports each lab of N as not started;
 (d)     no line of a lab's reference body appears in the folder;
-(e)     every lab has a hint, tests tagged with it, and a mention on its lesson page.
+(e)     every lab has tests tagged with it that really run, and no test names a foreign lab (the
+        catalog refuses a lab without a hint; course/tests/test_catalog.py checks that each lab
+        is named on its lesson page).
 
 Each folder is made once and both of its runs happen in one session fixture, two subprocesses
 at a time; each test below only reads what they saw. Nothing here names a checkpoint: a new
@@ -208,17 +210,12 @@ def test_no_line_of_a_lab_body_appears_in_the_folder(name: str, proof: Evidence)
 
 
 @checkpoint_names
-def test_every_lab_has_a_hint_tagged_tests_and_a_mention_on_its_page(
-    name: str, proof: Evidence
-) -> None:
+def test_every_lab_has_tagged_tests_that_run(name: str, proof: Evidence) -> None:
     checkpoint = proof.checkpoint
-    page = (ROOT / "docs" / checkpoint.page).read_text(encoding="utf-8")
     tagged = Counter(lab for _, lab, _ in _own_outcomes(proof.round_trip, checkpoint))
     labs = {lab.id for lab in checkpoint.labs}
     for lab in checkpoint.labs:
-        assert lab.hint.strip()
         assert tagged[lab.id] > 0, f"no test of {checkpoint.name} is tagged Lab {lab.id}"
-        assert re.search(rf"\bLab {re.escape(lab.id)}\b", page), f"Lab {lab.id} not on its page"
     if checkpoint.mode == "build":
         # Untagged tests (lab None) check given code; every tag names a lab of this checkpoint.
         assert set(tagged) - {None} <= labs, f"tests of {checkpoint.name} tagged with other labs"
