@@ -221,8 +221,6 @@ class AbortController:
         aborted regardless. A second call does nothing, whatever its reason.
         """
         # BEGIN LAB 4.1
-        if self._signal.aborted:
-            return
         self._signal._abort(AbortError() if reason is None else reason)
         # END LAB 4.1
 

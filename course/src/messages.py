@@ -153,12 +153,14 @@ def _read_fields(value: object, path: str, names: tuple[str, ...]) -> dict[str, 
     return {name: value[name] for name in names}
 
 
-def _tag(value: object, path: str) -> str:
-    """Return a role or block type, which must be an exact str."""
+def _tag(value: object, path: str, name: str) -> str:
+    """Return the tag field ``name`` (role or block type) of an exact dict, as an exact str."""
+    if type(value) is not dict:
+        raise FieldTypeError(f"{path}: expected an object, got {type(value).__name__}")
+    if name not in value:
+        raise MissingFieldError(f"{path}: missing field {name!r}")
     # Compare only exact strs: `"user" == tag` would call the __eq__ of a hostile object.
-    if type(value) is not str:
-        raise FieldTypeError(f"{path}: expected str, got {type(value).__name__}")
-    return value
+    return _text(value[name], f"{path}.{name}")
 
 
 def _text(value: object, path: str, *, non_empty: bool = False) -> str:
@@ -193,22 +195,13 @@ def _tool_call(value: object, path: str) -> ToolCall:
         raise InvalidArgumentsError(f"{path}.arguments{str(exc).removeprefix('$')}") from exc
 
 
-def _block_type(value: object, path: str) -> str:
-    """Return the ``type`` of a content block, read from an exact dict."""
-    if type(value) is not dict:
-        raise FieldTypeError(f"{path}: expected an object, got {type(value).__name__}")
-    if "type" not in value:
-        raise MissingFieldError(f"{path}: missing field 'type'")
-    return _tag(value["type"], f"{path}.type")
-
-
 def _user_content(value: object, path: str) -> tuple[TextBlock, ...]:
     if type(value) is str:  # a plain string is short for one text block
         return (TextBlock(text=value),)
     blocks: list[TextBlock] = []
     for index, item in enumerate(_items(value, path)):
         item_path = f"{path}[{index}]"
-        kind = _block_type(item, item_path)
+        kind = _tag(item, item_path, "type")
         if kind != "text":
             raise UnknownBlockTypeError(f"{item_path}.type: a user message has no {_shown(kind)}")
         blocks.append(_text_block(item, item_path))
@@ -222,7 +215,7 @@ def _assistant_content(value: object, path: str) -> tuple[TextBlock | ToolCall, 
     seen_ids: set[str] = set()
     for index, item in enumerate(_items(value, path)):
         item_path = f"{path}[{index}]"
-        kind = _block_type(item, item_path)
+        kind = _tag(item, item_path, "type")
         if kind == "text":
             blocks.append(_text_block(item, item_path))
         elif kind == "tool_call":
@@ -265,11 +258,7 @@ def normalize_message(value: object, *, path: str = "$") -> Message:
     message starts with ``path`` and names the first offending field.
     """
     # BEGIN LAB 3.1
-    if type(value) is not dict:
-        raise FieldTypeError(f"{path}: expected an object, got {type(value).__name__}")
-    if "role" not in value:
-        raise MissingFieldError(f"{path}: missing field 'role'")
-    role = _tag(value["role"], f"{path}.role")
+    role = _tag(value, path, "role")
     if role == "user":
         fields = _read_fields(value, path, USER_FIELDS)
         return UserMessage(content=_user_content(fields["content"], f"{path}.content"))

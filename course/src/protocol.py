@@ -400,21 +400,16 @@ def _refuse(path: str, value: object) -> JsonSnapshotError:
 def _snapshot_scalar(visit: _Visit) -> JsonValue:
     """Return a JSON scalar unchanged after checking it; refuse anything else."""
     value = visit.value
-    if value is None or type(value) is bool or type(value) is str:
+    if _is_plain_scalar(value):
         return value
     if type(value) is int:
-        if value.bit_length() > MAX_JSON_INT_BITS:
-            raise JsonSnapshotError(
-                f"{visit.path}: int of {value.bit_length()} bits "
-                f"is larger than {MAX_JSON_INT_BITS} bits"
-            )
-        return value
+        raise JsonSnapshotError(
+            f"{visit.path}: int of {value.bit_length()} bits "
+            f"is larger than {MAX_JSON_INT_BITS} bits"
+        )
     if type(value) is float:
-        if math.isnan(value):
-            raise JsonSnapshotError(f"{visit.path}: NaN is not a JSON number")
-        if math.isinf(value):
-            raise JsonSnapshotError(f"{visit.path}: Infinity is not a JSON number")
-        return value
+        what = "NaN" if math.isnan(value) else "Infinity"
+        raise JsonSnapshotError(f"{visit.path}: {what} is not a JSON number")
     raise _refuse(visit.path, value)
 
 

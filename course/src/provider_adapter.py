@@ -36,7 +36,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TypeAlias, TypeVar
+from typing import ClassVar, TypeAlias, TypeVar
 
 from harness.protocol import (
     AssistantMessage,
@@ -193,6 +193,8 @@ class _Phase(enum.Enum):
 class ProviderAdapter(ABC):
     """Read one provider's records in order; see the module docstring for the lifecycle."""
 
+    COMPLETE: ClassVar[frozenset[str]]  # the stop reasons of a response that finished normally
+
     def __init__(self) -> None:
         self._phase = _Phase.OPEN
         self._line = 0  # the number of the record being read, from 1, as in the recording
@@ -250,10 +252,10 @@ class ProviderAdapter(ABC):
         raise ProviderRecordError("RECORD_AFTER_END", "a record after the end record")
         # END LAB 5.3
 
-    def _end(self, stop_reason: str, complete: frozenset[str]) -> None:
+    def _end(self, stop_reason: str) -> None:
         self._flush_text()
         self._phase = _Phase.ENDED
-        if stop_reason in complete:
+        if stop_reason in self.COMPLETE:
             return
         # BEGIN LAB 5.3
         # Cut short by a token limit or a content filter: the message is incomplete, not done.
@@ -327,7 +329,7 @@ class OpenAIChatAdapter(ProviderAdapter):
             self._add_fragment(_object(fragment, "delta.tool_calls[]"))
         if (reason := _optional(choice, "finish_reason", str, "choices[0]")) is None:
             return events
-        self._end(reason, self.COMPLETE)
+        self._end(reason)
         return events + tuple(self._finish_call(draft) for draft in self._drafts)
         # END LAB 5.1
 
@@ -392,7 +394,7 @@ class AnthropicMessagesAdapter(ProviderAdapter):
                 delta = _object(event.get("delta"), "record.delta")
                 self._stop_reason = _field(delta, "stop_reason", str, "record.delta")
             case "message_stop" if self._open is None and self._stop_reason is not None:
-                self._end(self._stop_reason, self.COMPLETE)
+                self._end(self._stop_reason)
             case _:
                 raise _invalid("record.type", f"unexpected {kind!r}")
         return ()
