@@ -791,4 +791,4 @@ def test_replaying_a_recording_needs_no_network() -> None:
         pytest.raises(SocketBlockedError),
     ):
         socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    assert done(read_fixture(FIXTURES / "openai_tool_call.jsonl", OpenAIChatAdapter()))
+    done(read_fixture(FIXTURES / "openai_tool_call.jsonl", OpenAIChatAdapter()))  # asserts Done
