@@ -21,7 +21,8 @@ tool that must stop the whole run raises a genuine ``NonRecoverableToolError``.
 Nothing here trusts an object it did not make. Fields are read from an object's own ``__dict__``
 through the type's real descriptors, types are compared with ``type(x) is ...`` (a faked
 ``__class__`` fools ``isinstance``), and no ``__str__``, ``__repr__``, property or collection
-method of a foreign object is called.
+method of a foreign object is called. The exceptions are the point of the contract: a batch of
+definitions is iterated, and a tool's own ``validate`` and ``execute`` are called.
 """
 
 from __future__ import annotations
@@ -57,7 +58,6 @@ __all__ = [
 
 import asyncio
 import enum
-import json
 import sys
 import types
 import weakref
@@ -85,7 +85,6 @@ from harness.tool_output import (
     MAX_OUTPUT_STRING_CODE_POINTS,
     TRUNCATION_MARKER,
     ToolOutputError,
-    cap_content,
     serialize_output,
 )
 
@@ -710,14 +709,10 @@ def _serialize(output: object) -> str:
         raise _RecoverableToolError(TOOL_OUTPUT_SERIALIZATION_FAILED, str(exc)) from None
 
 
-# Made once: json.dumps with keyword arguments builds a new encoder on every call.
-_encode_compact: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-
-
 def _error_content(code: str, message: str) -> str:
     """Return the deterministic, compact JSON an error result carries."""
-    error = {"code": code, "message": message[:MAX_CONTENT_CODE_POINTS]}
-    return cap_content(_encode_compact({"error": error}))
+    # The serializer of Lab 6.3 writes it: sorted keys ("code" before "message"), compact, capped.
+    return serialize_output({"error": {"code": code, "message": message}})
 
 
 # END LAB 6.4

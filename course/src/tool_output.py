@@ -127,6 +127,11 @@ def _plain_size(value: object, depth: int) -> int:
         return 1 if math.isfinite(cast("float", value)) else 0
     if value is None or kind is bool:
         return 1
+    if kind is not dict and kind is not list and kind is not tuple:
+        return 0
+    # The budgets first: a million-key dict must not be scanned only to be sent to the walk.
+    if depth >= MAX_OUTPUT_DEPTH or len(cast("list[object]", value)) >= MAX_OUTPUT_NODES:
+        return 0
     children: Iterable[object]
     if kind is dict:
         entries = cast("dict[object, object]", value)
@@ -134,12 +139,8 @@ def _plain_size(value: object, depth: int) -> int:
             if type(key) is not str or len(key) > MAX_OUTPUT_STRING_CODE_POINTS:
                 return 0
         children = entries.values()
-    elif kind is list or kind is tuple:
-        children = cast("Iterable[object]", value)
     else:
-        return 0
-    if depth >= MAX_OUTPUT_DEPTH or len(cast("list[object]", value)) >= MAX_OUTPUT_NODES:
-        return 0
+        children = cast("Iterable[object]", value)
     total = 1
     for child in children:
         size = _plain_size(child, depth + 1)
