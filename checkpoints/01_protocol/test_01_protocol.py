@@ -306,7 +306,6 @@ def test_subclasses_of_json_types_are_refused() -> None:
             snapshot_json(value)
 
 
-# --8<-- [start:hostile-dict-test]
 @lab_1_2
 def test_a_dict_subclass_is_refused_without_running_its_methods() -> None:
     calls: list[str] = []
@@ -333,9 +332,6 @@ def test_a_dict_subclass_is_refused_without_running_its_methods() -> None:
     ):
         snapshot_json({"args": Hostile(path="x")})
     assert calls == []
-
-
-# --8<-- [end:hostile-dict-test]
 
 
 @lab_1_2

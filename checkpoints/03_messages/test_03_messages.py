@@ -108,7 +108,6 @@ def test_user_content_may_be_a_string_or_a_list_of_text_blocks() -> None:
     )
 
 
-# --8<-- [start:normalize-test]
 @lab_3_1
 def test_assistant_text_and_tool_calls_become_records_with_frozen_arguments() -> None:
     arguments: dict[str, Any] = {"path": "notes.txt", "lines": [1, 2]}
@@ -126,9 +125,6 @@ def test_assistant_text_and_tool_calls_become_records_with_frozen_arguments() ->
     assert (tool_call.id, tool_call.name) == ("c1", "read_file")
     assert tool_call.arguments == {"path": "notes.txt", "lines": (1, 2)}
     assert type(tool_call.arguments) is MappingProxyType
-
-
-# --8<-- [end:normalize-test]
 
 
 @lab_3_1

@@ -493,7 +493,6 @@ def test_scripted_response_refuses_wrong_events_and_an_aborted_result() -> None:
         ScriptedResponse(result=StreamAborted(reason="scripts do not abort"))  # type: ignore[arg-type]
 
 
-# --8<-- [start:scripted-turn]
 @lab_4_2
 async def test_scripted_reply_streams_its_chunks_in_order_then_the_message() -> None:
     final = _say("Hello, world")
@@ -507,9 +506,6 @@ async def test_scripted_reply_streams_its_chunks_in_order_then_the_message() -> 
     assert model.requests == (ModelRequest(messages=(_user("hi"),)),)
     assert model.remaining == 0
     assert model.active_streams == 0  # the producer finished: nothing left running
-
-
-# --8<-- [end:scripted-turn]
 
 
 @lab_4_2

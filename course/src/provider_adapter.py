@@ -300,7 +300,6 @@ def _decode_line(line: bytes) -> object:
         raise ProviderRecordError("INVALID_JSON_LINE", f"not a JSON line: {exc}") from exc
 
 
-# --8<-- [start:openai]
 class OpenAIChatAdapter(ProviderAdapter):
     """Adapt OpenAI chat-completions stream chunks: ``choices[0].delta``, ``finish_reason``."""
 
@@ -351,10 +350,6 @@ class OpenAIChatAdapter(ProviderAdapter):
         # END LAB 5.2
 
 
-# --8<-- [end:openai]
-
-
-# --8<-- [start:anthropic]
 class AnthropicMessagesAdapter(ProviderAdapter):
     """Adapt Anthropic messages stream events: message_start, content blocks, message_stop."""
 
@@ -443,9 +438,6 @@ class AnthropicMessagesAdapter(ProviderAdapter):
         return ()
 
     # END LAB 5.1
-
-
-# --8<-- [end:anthropic]
 
 
 # --8<-- [start:drive]

@@ -257,7 +257,6 @@ def _describe_exception(exc: BaseException) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-# --8<-- [start:context]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
     """What a tool's ``execute`` receives besides its validated value."""
@@ -276,7 +275,6 @@ class ToolContext:
 
 Validate: TypeAlias = Callable[[object], object]
 Execute: TypeAlias = Callable[[Any, ToolContext], Awaitable[object]]
-# --8<-- [end:context]
 
 
 # --8<-- [start:definition]

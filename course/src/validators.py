@@ -145,7 +145,6 @@ def _check_positive_integer(value: object) -> str | None:
 # END LAB 6.1
 
 
-# --8<-- [start:fields]
 def string(*, description: str | None = None) -> Field:
     """Return a field that accepts a str."""
     # BEGIN LAB 6.1
@@ -225,9 +224,6 @@ def optional(field: Field) -> Field:
         raise TypeError(f"optional needs a Field, got {_type_name(field)}")
     return Field(check=field.check, json_schema=field.json_schema, required=False)
     # END LAB 6.1
-
-
-# --8<-- [end:fields]
 
 
 # --8<-- [start:object-schema]
