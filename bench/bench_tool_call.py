@@ -25,10 +25,9 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from types import ModuleType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 __all__ = ["main"]
 
@@ -44,7 +43,9 @@ SERIALIZER_TARGET_RATIO = 2.0
 # The value the serializer rows encode: 128 nodes (every container and every scalar counts,
 # keys do not), about 1.2 KB of JSON, the size of an ordinary structured tool result.
 SERIALIZER_NODE_COUNT = 128
+HARNESS_SERIALIZER = "harness.tool_output serializer"  # the label of its row
 
+T = TypeVar("T")
 Kind = Literal["reference", "harness", "framework"]
 AsyncCall = Callable[[], Awaitable[str]]
 SyncCall = Callable[[], str]
@@ -134,28 +135,10 @@ def baseline_contender() -> Contender:
 # --- the harness ----------------------------------------------------------------------------
 
 
-def validate_add(arguments: object) -> dict[str, object]:
-    """Decide, without side effects, whether the call may run (the harness's validator shape)."""
-    try:
-        return {"ok": True, "value": check_add_arguments(arguments)}
-    except ArgumentsRejectedError as error:
-        return {"ok": False, "error": str(error)}
-
-
 async def execute_add(value: dict[str, int], context: object) -> int:
     """Run the tool on validated arguments; the harness passes its ToolContext second."""
     del context
     return await add(**value)
-
-
-def harness_validator(module: ModuleType) -> Callable[[object], object]:
-    """Return the validator a learner would write: the course's object_schema, if it has one."""
-    object_schema = getattr(module, "object_schema", None)
-    integer = getattr(module, "integer", None)
-    if object_schema is None or integer is None:
-        return validate_add  # the contract's bare decision shape, checked by hand
-    validator: Callable[[object], object] = object_schema({"left": integer(), "right": integer()})
-    return validator
 
 
 async def harness_contender() -> Contender:
@@ -169,7 +152,10 @@ async def harness_contender() -> Contender:
             {
                 "name": TOOL_NAME,
                 "description": "Add two integers.",
-                "validate": harness_validator(validators),
+                # The validator a learner writes in Lab 6.1.
+                "validate": validators.object_schema(
+                    {"left": validators.integer(), "right": validators.integer()}
+                ),
                 "execute": execute_add,
             }
         )
@@ -327,7 +313,7 @@ def serializer_sample() -> dict[str, Any]:
     ]
     value: dict[str, Any] = {"items": items}
     if count_nodes(value) != SERIALIZER_NODE_COUNT:
-        raise AssertionError(f"sample has {count_nodes(value)} nodes, not 128")
+        raise AssertionError(f"sample has {count_nodes(value)} nodes, not {SERIALIZER_NODE_COUNT}")
     return value
 
 
@@ -352,22 +338,14 @@ def json_dumps_encoder(value: dict[str, Any]) -> Encoder:
 
 def harness_encoder(value: dict[str, Any]) -> Encoder:
     """Return harness.tool_output's bounded serializer on the same value."""
-    serialize = find_harness_serializer(importlib.import_module("harness.tool_output"))
+    from harness.tool_output import serialize_output
+
     return Encoder(
         kind="harness",
-        label="harness.tool_output serializer",
+        label=HARNESS_SERIALIZER,
         version=distribution_version("agent-harness-course"),
-        encode=lambda: serialize(value),
+        encode=lambda: serialize_output(value),
     )
-
-
-def find_harness_serializer(module: object) -> Callable[[object], str]:
-    """Return the function of harness.tool_output that turns a tool's output into content text."""
-    for name in ("serialize_tool_output", "serialize_output", "to_content"):
-        candidate = getattr(module, name, None)
-        if callable(candidate):
-            return candidate  # type: ignore[no-any-return]
-    raise LookupError("harness.tool_output has no output serializer under a known name")
 
 
 # --- measuring ------------------------------------------------------------------------------
@@ -399,15 +377,20 @@ async def warm_up_contender(contender: Contender, calls: int) -> str:
     return text
 
 
+def rotations(entries: list[T], repeats: int) -> Iterator[list[T]]:
+    """Yield ``entries`` once per repeat, rotated so no entry always follows the same one."""
+    for repeat in range(repeats):
+        shift = repeat % len(entries)
+        yield entries[shift:] + entries[:shift]
+
+
 async def measure_contenders(
     contenders: list[Contender], calls: int, repeats: int
 ) -> dict[str, list[float]]:
     """Return each contender's microseconds per call in every repeat, repeats interleaved."""
     samples: dict[str, list[float]] = {c.label: [] for c in contenders}
-    for repeat in range(repeats):
-        # Rotate the order so no path always runs right after the same neighbour.
-        shift = repeat % len(contenders)
-        for contender in contenders[shift:] + contenders[:shift]:
+    for order in rotations(contenders, repeats):
+        for contender in order:
             samples[contender.label].append(await time_async(contender.invoke, calls))
     return samples
 
@@ -415,9 +398,8 @@ async def measure_contenders(
 def measure_encoders(encoders: list[Encoder], calls: int, repeats: int) -> dict[str, list[float]]:
     """Return each encoder's microseconds per encode in every repeat, repeats interleaved."""
     samples: dict[str, list[float]] = {e.label: [] for e in encoders}
-    for repeat in range(repeats):
-        shift = repeat % len(encoders)
-        for encoder in encoders[shift:] + encoders[:shift]:
+    for order in rotations(encoders, repeats):
+        for encoder in order:
             samples[encoder.label].append(time_sync(encoder.encode, calls))
     return samples
 
@@ -452,19 +434,20 @@ def set_up_encoders(warmup: int) -> tuple[list[Encoder], list[Unavailable], str]
     encoders = [reference]
     missing: list[Unavailable] = []
     note = ""
-    label = "harness.tool_output serializer"
+    label = HARNESS_SERIALIZER
+    expected = reference.encode()
     try:
         harness = harness_encoder(value)
         text = harness.encode()
     except Exception as error:
         missing.append(Unavailable(kind="harness", label=label, reason=describe(error)))
     else:
-        if json.loads(text) != json.loads(reference.encode()):
+        if json.loads(text) != json.loads(expected):
             reason = f"its text decodes differently: {text[:60]!r}..."
             missing.append(Unavailable(kind="harness", label=label, reason=reason))
         else:
             encoders.append(harness)
-            note = f"{len(text)} chars from the harness, {len(reference.encode())} from json.dumps"
+            note = f"{len(text)} chars from the harness, {len(expected)} from json.dumps"
     for encoder in encoders:
         for _ in range(warmup):
             encoder.encode()
