@@ -105,7 +105,8 @@ def lint(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     """Build the site strictly: a broken link, anchor or include fails the build."""
     session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
-    # Pasted code, a missing or empty snippet section, or a nav out of step with the manifests.
+    # Pasted code, a missing or empty snippet section, a translation whose sections differ from
+    # its English page, or a nav out of step with the manifests.
     session.run("python", "docs_tools/check_docs.py")
     session.run("mkdocs", "build", "--strict", *session.posargs, env={"NO_MKDOCS_2_WARNING": "1"})
 

@@ -1,6 +1,6 @@
 """Check that the site cannot drift from the code and the manifests it describes.
 
-Two rules, run by ``nox -s docs`` before the build and by ``course/tests/test_docs.py``:
+Three rules, run by ``nox -s docs`` before the build and by ``course/tests/test_docs.py``:
 
 1. Snippets. Every fenced code block on a page is either a shell command (``bash``, ``sh``,
    ``shell``, ``console``), a program's output (``text``), a ``mermaid`` diagram, or consists
