@@ -124,7 +124,7 @@ class PendingToolCallsError(TranscriptLinkError):
 # --8<-- [end:errors]
 
 
-# The exact fields of each kind, in the order message_to_json writes them.
+# The exact fields _read_fields accepts for each kind of message and content block.
 USER_FIELDS = ("role", "content")
 ASSISTANT_FIELDS = ("role", "content")
 TOOL_RESULT_FIELDS = ("role", "id", "tool_call_id", "tool_name", "content", "is_error")
