@@ -955,6 +955,38 @@ def test_plain_json_reads_like_sorted_compact_json_on_both_paths(value: object) 
         assert via_walk == compact([value, "NaN"])
 
 
+@lab_6_3
+@settings(max_examples=200, deadline=None)
+@given(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**4096) + 1, max_value=2**4096 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+def test_a_scalar_output_reads_exactly_as_json_dumps_writes_it(value: object) -> None:
+    assert serialize_output(value) == json.dumps(value)
+
+
+@lab_6_3
+def test_a_scalar_output_of_a_foreign_or_oversized_kind_is_refused_at_the_top() -> None:
+    seen: list[str] = []
+
+    class Count(int):
+        def __repr__(self) -> str:
+            seen.append("Count.__repr__")
+            return "0"
+
+    for value, problem in [
+        (Count(3), "unsupported type Count"),
+        (2**4096, "int larger than 4096 bits"),
+        (-(2**4096), "int larger than 4096 bits"),
+    ]:
+        with pytest.raises(ToolOutputError, match=rf"^\$: {problem}$"):
+            serialize_output(value)
+    assert seen == []
+    assert serialize_output(math.inf) == '"Infinity"'
+
+
 # =============================================================================================
 # Lab 6.4: executing a call — validation before effects, linked results, cancellation
 # =============================================================================================

@@ -94,6 +94,9 @@ def serialize_output(output: object) -> str:
     # BEGIN LAB 6.3
     if type(output) is str:
         return cap_content(output)
+    scalar = _scalar_text(output)
+    if scalar is not None:  # never longer than the cap: 4096 bits is about 1,233 digits
+        return scalar
     # Fast path: most outputs are small, plain JSON. One counting pass proves that, and then
     # the C encoder writes the value itself. Everything else takes the copying walk, which
     # writes the same text for a plain value (a test holds the two paths to that).
@@ -112,6 +115,21 @@ def serialize_output(output: object) -> str:
 
 
 # BEGIN LAB 6.3
+def _scalar_text(value: object) -> str | None:
+    """Return the JSON text of a plain scalar, exactly as json.dumps writes it, or None."""
+    # Tools often return a number or a flag; for those the encoder's setup costs more than the
+    # writing. The reprs are the exact types' own, as the C encoder calls them.
+    if type(value) is int and value.bit_length() <= MAX_OUTPUT_INT_BITS:
+        return int.__repr__(value)
+    if type(value) is bool:
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    if type(value) is float and math.isfinite(value):
+        return float.__repr__(value)
+    return None  # a container, a non-finite float, a huge int, or not JSON at all
+
+
 def _plain_size(value: object, depth: int) -> int:
     """Count the nodes of ``value`` if the C encoder may write it as is; else return 0.
 
