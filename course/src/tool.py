@@ -228,13 +228,16 @@ def _read_exact_keys(
     for key in fields:
         if type(key) is not str:
             raise ToolContractError(code, f"{what} keys must be str, got {_type_name(key)}")
+    if len(fields) == len(wanted):  # the usual case: exactly the wanted keys
+        try:
+            return tuple(map(fields.__getitem__, wanted))
+        except KeyError:
+            pass  # a wanted key is missing, and some other key took its place
     for key in wanted:
         if key not in fields:
             raise ToolContractError(code, f"{what} is missing {key!r}")
-    if len(fields) > len(wanted):  # every wanted key is there, so some other key is too
-        unknown = next(key for key in fields if key not in wanted)
-        raise ToolContractError(code, f"{what} has unknown field {unknown!r}")
-    return tuple([fields[key] for key in wanted])
+    unknown = next(key for key in fields if key not in wanted)
+    raise ToolContractError(code, f"{what} has unknown field {unknown!r}")
 
 
 def _describe_exception(exc: BaseException) -> str:
@@ -530,30 +533,38 @@ def _snapshot_call(call: object) -> tuple[str, str, JsonObject]:
             INVALID_TOOL_CALL, f"call must be a ToolCall or a dict, got {_type_name(call)}"
         )
     call_id, name, arguments = _read_exact_keys(
-        cast("dict[object, object]", call), ("id", "name", "arguments"), "call", INVALID_TOOL_CALL
+        call, ("id", "name", "arguments"), "call", INVALID_TOOL_CALL
     )
-    for field_name, text in (("id", call_id), ("name", name)):
-        if type(text) is not str or not text:
-            raise ToolContractError(INVALID_TOOL_CALL, f"call {field_name} must be a non-empty str")
+    if type(call_id) is not str or not call_id:
+        raise ToolContractError(INVALID_TOOL_CALL, "call id must be a non-empty str")
+    if type(name) is not str or not name:
+        raise ToolContractError(INVALID_TOOL_CALL, "call name must be a non-empty str")
     try:
         frozen = snapshot_json_object(arguments)
     except JsonSnapshotError as exc:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call arguments must be a JSON object: {exc}"
         ) from exc
-    return cast("str", call_id), cast("str", name), frozen
+    return call_id, name, frozen
 
 
 def _private_copy(arguments: JsonObject) -> dict[str, object]:
     """Return a plain, mutable copy of frozen arguments, for the validator to keep or change."""
     # Whatever the validator does to its copy, the call stays as it was, and the value it
     # accepts is made of dicts and lists that the serializer can write. Most arguments are
-    # flat, and dict() copies those; thaw_json copies nested ones all the way down.
-    copy: dict[str, object] = dict(arguments)
+    # flat: a snapshot wraps a dict of its own, and copy() copies that dict in C. Nested ones
+    # hold frozen containers, and thaw_json copies those all the way down.
+    if type(arguments) is types.MappingProxyType:  # as every snapshot is
+        copy: dict[str, object] = arguments.copy()
+    else:
+        copy = dict(arguments)
     for value in copy.values():
-        if type(value) is tuple or type(value) is types.MappingProxyType:
+        if type(value) in _FROZEN_CONTAINERS:
             return cast("dict[str, object]", thaw_json(arguments))
     return copy
+
+
+_FROZEN_CONTAINERS: Final = frozenset({tuple, types.MappingProxyType})
 
 
 def _validate(definition: ToolDefinition, arguments: JsonObject) -> object:

@@ -244,7 +244,7 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
     def validate(arguments: object) -> Decision:
         if type(arguments) is not dict and type(arguments) is not types.MappingProxyType:
             return reject(_expected("an object", arguments))
-        given = cast("Mapping[object, object]", arguments)
+        given: Mapping[object, object] = arguments
         for key in given:
             if type(key) is not str:  # checked before `in`, which would hash a foreign key
                 return reject(f"keys must be str, got {_type_name(key)}")
@@ -252,14 +252,14 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
                 return reject(f"{key}: unknown field")
         value: dict[str, object] = {}
         for name, field in declared.items():
-            if name not in given:
-                if field.required:
-                    return reject(f"{name}: is required")
-                continue
-            error = field.check(given[name])
-            if error is not None:
-                return reject(_at(name, error))
-            value[name] = given[name]
+            if name in given:
+                item = given[name]
+                error = field.check(item)
+                if error is not None:
+                    return reject(_at(name, error))
+                value[name] = item
+            elif field.required:
+                return reject(f"{name}: is required")
         return accept(value)
 
     vars(validate)["json_schema"] = {
