@@ -1555,6 +1555,133 @@ async def test_when_caller_and_signal_both_cancel_the_callers_cancellation_propa
         await pending
 
 
+@lab_6_4
+async def test_the_abort_guard_is_set_up_only_once_the_tool_waits() -> None:
+    controller = AbortController()
+    counts: list[int] = []
+
+    async def count_listeners(value: object, context: ToolContext) -> object:
+        counts.append(context.signal.listener_count)  # the first step: nothing can abort it
+        await asyncio.sleep(0)
+        counts.append(context.signal.listener_count)  # after a wait: the guard watches
+        return "done"
+
+    result = await run(
+        registry_with(tool(execute=count_listeners)), call("echo", {}), controller.signal
+    )
+    assert (result.content, counts) == ("done", [0, 1])
+    assert controller.signal.listener_count == 0
+
+
+@lab_6_4
+async def test_a_tool_that_waits_gets_every_value_and_error_it_awaits() -> None:
+    loop = asyncio.get_running_loop()
+
+    async def several_waits(value: object, context: ToolContext) -> object:
+        seen: list[object] = []
+        await asyncio.sleep(0)  # a bare yield to the loop
+        ready: asyncio.Future[int] = loop.create_future()
+        loop.call_soon(ready.set_result, 7)
+        seen.append(await ready)
+        failing: asyncio.Future[int] = loop.create_future()
+        loop.call_soon(failing.set_exception, KeyError("k"))
+        try:
+            await failing
+        except KeyError as exc:
+            seen.append(f"caught {exc.args[0]}")
+        seen.append(await asyncio.wait_for(asyncio.sleep(0, result="slept"), timeout=5))
+        return seen
+
+    result = await run(registry_with(tool(execute=several_waits)), call("echo", {}))
+    assert result.content == '[7,"caught k","slept"]'
+
+
+@lab_6_4
+async def test_a_tool_that_aborts_and_then_waits_is_cancelled_at_that_wait() -> None:
+    controller = AbortController()
+    events: list[str] = []
+
+    async def abort_then_wait(value: object, context: ToolContext) -> object:
+        controller.abort(StopError("from the tool"))
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            events.append("cancelled")
+            raise
+        return "never"
+
+    with pytest.raises(StopError, match=r"^from the tool$"):
+        await run(registry_with(tool(execute=abort_then_wait)), call("echo", {}), controller.signal)
+    assert events == ["cancelled"]
+    current = asyncio.current_task()
+    assert current is not None
+    assert current.cancelling() == 0
+
+
+@lab_6_4
+async def test_a_cancelled_tool_may_still_await_while_it_cleans_up() -> None:
+    controller = AbortController()
+    started, events = asyncio.Event(), []
+
+    async def tidy(value: object, context: ToolContext) -> object:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await asyncio.sleep(0)  # cleanup that waits, after the cancellation was thrown in
+            events.append("cleaned up after a wait")
+        return "never"
+
+    pending = asyncio.create_task(
+        run(registry_with(tool(execute=tidy)), call("echo", {}), controller.signal)
+    )
+    await started.wait()
+    controller.abort(StopError("stop"))
+    with pytest.raises(StopError):
+        await pending
+    assert events == ["cleaned up after a wait"]
+
+
+@lab_6_4
+async def test_an_execute_that_returns_a_future_is_awaited_and_cancelled_on_abort() -> None:
+    loop = asyncio.get_running_loop()
+    controller = AbortController()
+    futures: list[asyncio.Future[object]] = []
+
+    def hand_back_a_future(value: object, context: ToolContext) -> asyncio.Future[object]:
+        futures.append(loop.create_future())
+        return futures[-1]
+
+    registry = registry_with(tool(execute=hand_back_a_future))
+    done = asyncio.create_task(run(registry, call("echo", {})))
+    await asyncio.sleep(0)
+    futures[0].set_result({"from": "future"})
+    assert (await done).content == '{"from":"future"}'
+
+    pending = asyncio.create_task(run(registry, call("echo", {}), controller.signal))
+    await asyncio.sleep(0)
+    controller.abort(StopError("stop"))
+    with pytest.raises(StopError):
+        await pending
+    assert futures[1].cancelled()
+
+
+@lab_6_4
+def test_outside_an_event_loop_the_call_raises_before_the_tool_runs() -> None:
+    ran: list[str] = []
+
+    async def record(value: object, context: ToolContext) -> object:
+        ran.append("tool")
+        return "ran"
+
+    driven = execute_tool_call(
+        registry_with(tool(execute=record)), call("echo", {}), AbortController().signal
+    )
+    with pytest.raises(RuntimeError, match="no running event loop"):
+        driven.send(None)  # a plain send, as a framework other than asyncio would drive it
+    assert ran == []
+
+
 class Halt(BaseException):
     """A BaseException that is not an Exception, like KeyboardInterrupt or SystemExit."""
 

@@ -61,7 +61,7 @@ import enum
 import sys
 import types
 import weakref
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, cast
 
@@ -690,21 +690,55 @@ class _CancelOnAbort:
 
 
 async def _execute(definition: ToolDefinition, value: object, context: ToolContext) -> object:
-    """Await the tool in this task, cancelled if the signal aborts; return its output."""
+    """Run the tool in this task, where an abort while it waits cancels it; return its output."""
+    # A coroutine runs its first step right here, up to its first real wait. A tool that never
+    # waits cannot be aborted meanwhile by anyone but itself (the check below catches that), so
+    # the guard, which costs more than the rest of the call, is set up only if the tool waits.
+    # Python 3.12's eager tasks (asyncio.eager_task_factory) start coroutines the same way.
     signal = context.signal
     failure: Exception | None = None
     output: object = None
-    with _CancelOnAbort(signal):
-        try:
-            output = await definition.execute(value, context)
-        except Exception as exc:  # KeyboardInterrupt, SystemExit, CancelledError pass through
-            failure = exc
+    try:
+        running = definition.execute(value, context)
+        if type(running) is not types.CoroutineType:  # a future, or another kind of awaitable
+            with _CancelOnAbort(signal):
+                output = await running
+        else:
+            try:
+                waiting_on = running.send(None)  # run the tool up to its first wait...
+            except StopIteration as finished:
+                output = finished.value  # ...which never came: there was nothing to cancel
+            else:
+                with _CancelOnAbort(signal):  # it waits: from now on, an abort cancels it
+                    output = await _resume(running, waiting_on)
+    except Exception as exc:  # KeyboardInterrupt, SystemExit, CancelledError pass through
+        failure = exc
     signal.raise_if_aborted()  # the abort wins, whatever the tool did after it
     if failure is not None:
         if _is_genuine_non_recoverable(failure):
             raise failure  # the same object, to stop the run
         raise _RecoverableToolError(TOOL_EXECUTION_FAILED, _describe_exception(failure))
     return output
+
+
+@types.coroutine
+def _resume(
+    running: Coroutine[object, None, object], waiting_on: object
+) -> Generator[object, None, object]:
+    """Finish a coroutine that already took its first step, exactly as if it had been awaited."""
+    # A task drives a coroutine with send(None) when what it waits on is ready, and with
+    # throw() to cancel it. `yield from` does both for a coroutine it starts itself; this one
+    # already yielded `waiting_on`, so the task gets that first, and a throw goes to the tool.
+    while True:
+        try:
+            yield waiting_on
+        except BaseException as exc:  # the task threw something in, usually a cancellation
+            try:
+                waiting_on = running.throw(exc)  # the tool may await again while cleaning up
+            except StopIteration as finished:
+                return finished.value
+        else:
+            return (yield from running.__await__())  # resumes it with send(None), as the task would
 
 
 # --8<-- [end:cancel-on-abort]
@@ -743,6 +777,7 @@ async def execute_tool_call(
         raise TypeError(f"registry must be a ToolRegistry, got {_type_name(registry)}")
     if type(signal) is not AbortSignal:
         raise TypeError(f"signal must be an AbortSignal, got {_type_name(signal)}")
+    asyncio.get_running_loop()  # outside asyncio, raise RuntimeError before any tool code runs
     signal.raise_if_aborted()  # 1. nothing starts after an abort
     call_id, name, arguments = _snapshot_call(call)  # 2. malformed: ToolContractError
     try:
