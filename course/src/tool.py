@@ -646,7 +646,7 @@ class _CancelOnAbort:
     #
     # Why not race a separate tool task against signal.wait_aborted() with asyncio.wait? It
     # works, but costs two tasks and several loop turns per call, about four times a plain
-    # await; here a call that never waits costs one listener and no loop turn at all.
+    # await; here a call that waits costs one listener, and one that never waits, none at all.
 
     __slots__ = ("_cancelling_at_entry", "_handle", "_loop", "_remove", "_state", "_task")
 
@@ -770,7 +770,8 @@ async def execute_tool_call(
     Returns an error result (``is_error=True``) for every recoverable outcome. Raises the abort
     reason if ``signal`` aborts before the result is published (and the tool is stopped first);
     raises CancelledError if the caller's task is cancelled; re-raises a genuine
-    NonRecoverableToolError; raises ToolContractError(INVALID_TOOL_CALL) for a malformed call.
+    NonRecoverableToolError; raises ToolContractError(INVALID_TOOL_CALL) for a malformed call,
+    and RuntimeError outside a running asyncio event loop.
     """
     # BEGIN LAB 6.4
     if type(registry) is not ToolRegistry:
