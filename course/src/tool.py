@@ -548,23 +548,22 @@ def _snapshot_call(call: object) -> tuple[str, str, JsonObject]:
     return call_id, name, frozen
 
 
+# What a snapshot holds where the plain copy needs a dict or a list.
+_FROZEN_CONTAINERS: Final = frozenset({tuple, types.MappingProxyType})
+
+
 def _private_copy(arguments: JsonObject) -> dict[str, object]:
     """Return a plain, mutable copy of frozen arguments, for the validator to keep or change."""
     # Whatever the validator does to its copy, the call stays as it was, and the value it
     # accepts is made of dicts and lists that the serializer can write. Most arguments are
     # flat: a snapshot wraps a dict of its own, and copy() copies that dict in C. Nested ones
     # hold frozen containers, and thaw_json copies those all the way down.
-    if type(arguments) is types.MappingProxyType:  # as every snapshot is
-        copy: dict[str, object] = arguments.copy()
-    else:
-        copy = dict(arguments)
+    assert type(arguments) is types.MappingProxyType  # every snapshot is one, ToolCall's too
+    copy: dict[str, object] = arguments.copy()
     for value in copy.values():
         if type(value) in _FROZEN_CONTAINERS:
             return cast("dict[str, object]", thaw_json(arguments))
     return copy
-
-
-_FROZEN_CONTAINERS: Final = frozenset({tuple, types.MappingProxyType})
 
 
 def _validate(definition: ToolDefinition, arguments: JsonObject) -> object:
