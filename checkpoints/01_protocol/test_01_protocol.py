@@ -33,6 +33,7 @@ from harness.protocol import (
     ToolCallEvent,
     ToolResultMessage,
     UserMessage,
+    copy_json_object,
     describe,
     describe_event,
     describe_result,
@@ -544,3 +545,49 @@ def test_snapshot_json_object_agrees_with_the_general_walk(value: dict[object, o
 @pytest.mark.parametrize("size", [MAX_JSON_NODES - 1, MAX_JSON_NODES])
 def test_a_flat_object_at_the_value_budget_agrees_with_the_general_walk(size: int) -> None:
     assert_same_snapshot_or_error(dict.fromkeys(map(str, range(size)), 0))
+
+
+# copy_json_object is thaw_json(snapshot_json_object(value)) in one step: the same checks, the
+# same errors, the same plain result. A flat object is copied once, everything else takes the
+# general walk, so both kinds of input are generated.
+def assert_same_copy_or_error(value: object) -> None:
+    refusal: str | None = None
+    try:
+        expected = thaw_json(snapshot_json_object(value))
+    except JsonSnapshotError as snapshot_error:
+        refusal = str(snapshot_error)
+    if refusal is not None:
+        with pytest.raises(JsonSnapshotError, match=f"^{re.escape(refusal)}$"):
+            copy_json_object(value)
+        return
+    copy = copy_json_object(value)
+    assert type(copy) is dict
+    assert repr(copy) == repr(expected)  # the same keys in the same order, lists, exact types
+    assert copy is not value
+    copy.clear()
+    assert thaw_json(snapshot_json_object(value)) == expected  # the caller's dict is untouched
+
+
+@lab_1_2
+@settings(max_examples=200, deadline=None)
+@given(flat_objects | st.dictionaries(st.text(max_size=3), json_values, max_size=4))
+def test_copy_json_object_is_a_thawed_snapshot_in_one_step(value: dict[object, object]) -> None:
+    assert_same_copy_or_error(value)
+
+
+@lab_1_2
+def test_copy_json_object_refuses_what_is_not_an_object_at_the_top() -> None:
+    for value in ([], None, "text", MappingProxyType({})):
+        with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got "):
+            copy_json_object(value)
+
+
+@lab_1_2
+def test_copy_json_object_gives_nested_containers_of_their_own() -> None:
+    value: dict[str, object] = {"tags": ["a"], "owner": {"name": "b"}}
+    copy = copy_json_object(value)
+    assert copy == value
+    assert copy["tags"] is not value["tags"]
+    assert copy["owner"] is not value["owner"]
+    assert type(copy["tags"]) is list
+    assert type(copy["owner"]) is dict
