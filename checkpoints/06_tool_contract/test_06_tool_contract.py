@@ -1202,6 +1202,24 @@ async def test_the_validator_gets_a_private_plain_copy_of_the_arguments() -> Non
 
 
 @lab_6_4
+@pytest.mark.parametrize("arguments", [{"left": 1}, {"left": [1]}], ids=["flat", "nested"])
+async def test_a_validator_never_changes_the_arguments_of_a_plain_call_dict(
+    arguments: dict[str, object],
+) -> None:
+    def validate(copy: Any) -> Decision:
+        assert copy == arguments
+        assert copy is not arguments
+        copy["added by the validator"] = True
+        return accept(copy)
+
+    proposed = {"id": "c", "name": "echo", "arguments": arguments}
+    before = json.dumps(proposed)
+    result = await run(registry_with(tool(validate=validate)), proposed)
+    assert '"added by the validator":true' in result.content
+    assert json.dumps(proposed) == before
+
+
+@lab_6_4
 async def test_a_failing_tool_gives_execution_failed_without_running_its_str() -> None:
     seen: list[str] = []
 

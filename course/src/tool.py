@@ -61,7 +61,7 @@ import enum
 import sys
 import types
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, KeysView
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, cast
 
@@ -71,6 +71,7 @@ from harness.protocol import (
     JsonSnapshotError,
     ToolCall,
     ToolResultMessage,
+    copy_json_object,
     snapshot_json_object,
     thaw_json,
 )
@@ -220,19 +221,17 @@ def _own_attributes(value: object) -> dict[str, object] | None:
     return own if type(own) is dict else None
 
 
-def _read_exact_keys(
-    fields: dict[object, object], wanted: tuple[str, ...], what: str, code: str
-) -> tuple[object, ...]:
-    """Return the values of exactly the ``wanted`` keys of a plain dict, each read once."""
-    # Key types first: comparing or hashing a foreign key object could run its code.
+def _require_exact_keys(
+    fields: dict[object, object], wanted: KeysView[str], what: str, code: str
+) -> None:
+    """Refuse a plain dict whose keys are not exactly ``wanted``, naming the first one at fault."""
+    # Key types first: comparing or hashing a foreign key object could run its code. Once they
+    # are all exact strs, one set comparison in C settles the usual case.
     for key in fields:
         if type(key) is not str:
             raise ToolContractError(code, f"{what} keys must be str, got {_type_name(key)}")
-    if len(fields) == len(wanted):  # the usual case: exactly the wanted keys
-        try:
-            return tuple(map(fields.__getitem__, wanted))
-        except KeyError:
-            pass  # a wanted key is missing, and some other key took its place
+    if fields.keys() == wanted:
+        return
     for key in wanted:
         if key not in fields:
             raise ToolContractError(code, f"{what} is missing {key!r}")
@@ -315,7 +314,8 @@ class ToolSpec:
 
 # --8<-- [end:definition]
 
-_DEFINITION_FIELDS: Final = ("name", "description", "validate", "execute")
+# The keys of a dict compare like a set, in C, and keep their order for error messages.
+_DEFINITION_FIELDS: Final = dict.fromkeys(("name", "description", "validate", "execute")).keys()
 
 
 # BEGIN LAB 6.2
@@ -387,11 +387,11 @@ def define_tool(definition: object) -> ToolDefinition:
     # BEGIN LAB 6.2
     if type(definition) is ToolDefinition:
         return definition
-    name, description, validate, execute = _read_exact_keys(
-        _definition_fields(definition), _DEFINITION_FIELDS, "definition", INVALID_TOOL_DEFINITION
-    )
-    name = _required_text("name", name)
-    description = _required_text("description", description)
+    fields = _definition_fields(definition)
+    _require_exact_keys(fields, _DEFINITION_FIELDS, "definition", INVALID_TOOL_DEFINITION)
+    name = _required_text("name", fields["name"])
+    description = _required_text("description", fields["description"])
+    validate, execute = fields["validate"], fields["execute"]
     for field_name, function in (("validate", validate), ("execute", execute)):
         if not callable(function):  # looks at the type's call slot; runs nothing
             raise ToolContractError(
@@ -523,29 +523,35 @@ class _RecoverableToolError(Exception):
         self.message = message
 
 
+_CALL_FIELDS: Final = dict.fromkeys(("id", "name", "arguments")).keys()  # an ordered set
+
+
 # BEGIN LAB 6.4
-def _snapshot_call(call: object) -> tuple[str, str, JsonObject]:
-    """Return the id, name and frozen arguments of a ToolCall or a plain call dict."""
+def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
+    """Return the id, the name and a private copy of the arguments of a ToolCall or a dict.
+
+    The copy is plain (dicts and lists) and belongs to this call alone: whatever the validator
+    does to it, the caller's call stays as it was, and the value it accepts is made of
+    containers the serializer can write.
+    """
     if type(call) is ToolCall:  # frozen and validated when it was made
-        return call.id, call.name, call.arguments
+        return call.id, call.name, _private_copy(call.arguments)
     if type(call) is not dict:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call must be a ToolCall or a dict, got {_type_name(call)}"
         )
-    call_id, name, arguments = _read_exact_keys(
-        call, ("id", "name", "arguments"), "call", INVALID_TOOL_CALL
-    )
+    _require_exact_keys(call, _CALL_FIELDS, "call", INVALID_TOOL_CALL)
+    call_id, name, arguments = call["id"], call["name"], call["arguments"]  # each read once
     if type(call_id) is not str or not call_id:
         raise ToolContractError(INVALID_TOOL_CALL, "call id must be a non-empty str")
     if type(name) is not str or not name:
         raise ToolContractError(INVALID_TOOL_CALL, "call name must be a non-empty str")
     try:
-        frozen = snapshot_json_object(arguments)
+        return call_id, name, copy_json_object(arguments)  # checked as a snapshot, copied once
     except JsonSnapshotError as exc:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call arguments must be a JSON object: {exc}"
         ) from exc
-    return call_id, name, frozen
 
 
 # What a snapshot holds where the plain copy needs a dict or a list.
@@ -553,12 +559,10 @@ _FROZEN_CONTAINERS: Final = frozenset({tuple, types.MappingProxyType})
 
 
 def _private_copy(arguments: JsonObject) -> dict[str, object]:
-    """Return a plain, mutable copy of frozen arguments, for the validator to keep or change."""
-    # Whatever the validator does to its copy, the call stays as it was, and the value it
-    # accepts is made of dicts and lists that the serializer can write. Most arguments are
-    # flat: a snapshot wraps a dict of its own, and copy() copies that dict in C. Nested ones
-    # hold frozen containers, and thaw_json copies those all the way down.
-    assert type(arguments) is types.MappingProxyType  # every snapshot is one, ToolCall's too
+    """Return a plain, mutable copy of a ToolCall's frozen arguments."""
+    # Most arguments are flat: a snapshot wraps a dict of its own, and copy() copies that dict
+    # in C. Nested ones hold frozen containers, and thaw_json copies those all the way down.
+    assert type(arguments) is types.MappingProxyType  # every snapshot is one
     copy: dict[str, object] = arguments.copy()
     for value in copy.values():
         if type(value) in _FROZEN_CONTAINERS:
@@ -566,10 +570,10 @@ def _private_copy(arguments: JsonObject) -> dict[str, object]:
     return copy
 
 
-def _validate(definition: ToolDefinition, arguments: JsonObject) -> object:
+def _validate(definition: ToolDefinition, arguments: dict[str, object]) -> object:
     """Run the synchronous validator and return the accepted value, or raise a failure."""
     try:
-        decision = definition.validate(_private_copy(arguments))
+        decision = definition.validate(arguments)
     except Exception as exc:
         raise _RecoverableToolError(
             TOOL_VALIDATION_FAILED, f"validate raised {_describe_exception(exc)}"
