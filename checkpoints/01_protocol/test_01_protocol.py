@@ -8,7 +8,7 @@ import math
 import re
 from enum import IntEnum
 from types import MappingProxyType
-from typing import Any, cast
+from typing import Any, ClassVar, cast
 
 import pytest
 from hypothesis import given, settings
@@ -106,6 +106,53 @@ def test_fields_need_exact_types_not_subclasses() -> None:
         ToolResultMessage(id="r", tool_call_id="c", tool_name="t", content="", is_error=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^ToolCall\.id must not be empty$"):
         ToolCall(id="", name="t", arguments=MappingProxyType({}))
+
+
+class LoudStr(str):
+    """A str subclass whose comparison would record that it ran."""
+
+    seen: ClassVar[list[str]] = []
+
+    def __eq__(self, other: object) -> bool:
+        LoudStr.seen.append("__eq__")
+        return True
+
+    __hash__ = str.__hash__
+
+
+# ToolResultMessage checks its usual case in one expression before the per-field helpers, so
+# every field gets a wrong value here: the quick check must never let one through.
+GOOD_RESULT: dict[str, object] = {
+    "id": "r",
+    "tool_call_id": "c",
+    "tool_name": "t",
+    "content": "",
+    "is_error": False,
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "error", "message"),
+    [
+        ("role", "user", ValueError, "role must be 'tool_result'"),
+        ("role", LoudStr("tool_result"), ValueError, "role must be 'tool_result'"),
+        ("id", "", ValueError, "id must not be empty"),
+        ("id", LoudStr("r"), TypeError, "id must be a str, got LoudStr"),
+        ("tool_call_id", "", ValueError, "tool_call_id must not be empty"),
+        ("tool_call_id", 7, TypeError, "tool_call_id must be a str, got int"),
+        ("tool_name", "", ValueError, "tool_name must not be empty"),
+        ("tool_name", b"t", TypeError, "tool_name must be a str, got bytes"),
+        ("content", LoudStr(""), TypeError, "content must be a str, got LoudStr"),
+        ("is_error", 0, TypeError, "is_error must be a bool, got int"),
+    ],
+)
+def test_every_tool_result_field_is_checked(
+    field: str, value: object, error: type[Exception], message: str
+) -> None:
+    LoudStr.seen.clear()
+    with pytest.raises(error, match=f"^ToolResultMessage\\.{re.escape(message)}$"):
+        ToolResultMessage(**{**GOOD_RESULT, field: value})  # type: ignore[arg-type]
+    assert LoudStr.seen == []
 
 
 def test_content_must_be_a_tuple_of_known_blocks() -> None:
