@@ -241,6 +241,9 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
         if type(name) is not str or not name or type(field) is not Field:
             raise TypeError("object_schema needs non-empty str names mapped to Field values")
 
+    # Each field's parts are read once, here, rather than on every call.
+    checks = tuple((name, field.check, field.required) for name, field in declared.items())
+
     def validate(arguments: object) -> Decision:
         if type(arguments) is not dict and type(arguments) is not types.MappingProxyType:
             return reject(_expected("an object", arguments))
@@ -251,14 +254,14 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
             if key not in declared:
                 return reject(f"{key}: unknown field")
         value: dict[str, object] = {}
-        for name, field in declared.items():
+        for name, check, required in checks:
             if name in given:
                 item = given[name]
-                error = field.check(item)
+                error = check(item)
                 if error is not None:
                     return reject(_at(name, error))
                 value[name] = item
-            elif field.required:
+            elif required:
                 return reject(f"{name}: is required")
         return accept(value)
 
