@@ -1284,6 +1284,24 @@ async def test_an_unsupported_output_gives_serialization_failed() -> None:
 
 
 @lab_6_4
+async def test_a_serializer_error_raised_by_a_tool_or_validator_is_not_an_output_failure() -> None:
+    async def raise_it(value: object, context: ToolContext) -> object:
+        raise ToolOutputError("raised by the tool")
+
+    def refuse(arguments: object) -> object:
+        raise ToolOutputError("raised by the validator")
+
+    from_tool = await run(registry_with(tool(execute=raise_it)), call("echo", {}))
+    from_validator = await run(registry_with(tool(validate=refuse)), call("echo", {}))
+    assert from_tool.content == error_content(
+        "TOOL_EXECUTION_FAILED", "ToolOutputError: raised by the tool"
+    )
+    assert from_validator.content == error_content(
+        "TOOL_VALIDATION_FAILED", "validate raised ToolOutputError: raised by the validator"
+    )
+
+
+@lab_6_4
 async def test_error_content_is_capped_too() -> None:
     result = await run(
         registry_with(tool(validate=lambda arguments: reject("x" * 9000))), call("echo", {})
