@@ -25,7 +25,7 @@ import os
 import platform
 import statistics
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
@@ -106,8 +106,8 @@ class ArgumentsRejectedError(ValueError):
 
 def check_add_arguments(arguments: object) -> dict[str, int]:
     """Return the arguments as a fresh dict, or raise when they are not two exact ints."""
-    # The harness may hand its validator a read-only mapping rather than a dict.
-    if not isinstance(arguments, Mapping) or set(arguments) != {"left", "right"}:
+    # json.loads gives a plain dict; anything else is refused.
+    if type(arguments) is not dict or set(arguments) != {"left", "right"}:
         raise ArgumentsRejectedError("expected exactly the keys left and right")
     left = arguments["left"]
     right = arguments["right"]
