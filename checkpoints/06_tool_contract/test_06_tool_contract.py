@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import importlib
 import inspect
@@ -316,6 +317,19 @@ def test_object_schema_always_returns_a_decision(arguments: dict[str, object]) -
 # =============================================================================================
 # Lab 6.2: definitions are snapshotted once; the registry is atomic and owns frozen data
 # =============================================================================================
+
+
+# Given code: the ToolContext record a tool receives (no lab tag, it passes from the start).
+def test_a_tool_context_is_frozen_and_refuses_swapped_or_wrong_fields() -> None:
+    controller = AbortController()
+    context = ToolContext(signal=controller.signal, tool_call_id="call-1")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(context, "tool_call_id", "other")
+    with pytest.raises(TypeError, match=r"^ToolContext\.signal must be an AbortSignal, got "):
+        ToolContext(signal=controller, tool_call_id="call-1")  # type: ignore[arg-type]
+    for call_id in ("", 7, None):
+        with pytest.raises(TypeError, match=r"^ToolContext\.tool_call_id must be a non-empty str$"):
+            ToolContext(signal=controller.signal, tool_call_id=call_id)  # type: ignore[arg-type]
 
 
 @lab_6_2
