@@ -624,7 +624,8 @@ def test_copy_json_object_is_a_thawed_snapshot_in_one_step(value: dict[object, o
 
 @lab_1_2
 def test_copy_json_object_refuses_what_is_not_an_object_at_the_top() -> None:
-    for value in ([], None, "text", MappingProxyType({})):
+    not_objects: tuple[object, ...] = ([], None, "text", MappingProxyType({}))
+    for value in not_objects:
         with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got "):
             copy_json_object(value)
 
