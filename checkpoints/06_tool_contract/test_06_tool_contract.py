@@ -1316,6 +1316,35 @@ async def test_a_serializer_error_raised_by_a_tool_or_validator_is_not_an_output
 
 
 @lab_6_4
+@pytest.mark.parametrize("where", ["validate", "execute"])
+async def test_an_abort_reason_that_is_a_serializer_error_is_raised_untouched(where: str) -> None:
+    seen: list[str] = []
+
+    class LoudOutputError(ToolOutputError):
+        def __str__(self) -> str:
+            seen.append("__str__")
+            raise RuntimeError("hijacked")
+
+    controller = AbortController()
+    reason = LoudOutputError("stop")
+
+    def validate(arguments: object) -> Decision:
+        if where == "validate":
+            controller.abort(reason)
+        return accept(arguments)
+
+    async def execute(value: object, context: ToolContext) -> object:
+        controller.abort(reason)
+        return value
+
+    registry = registry_with(tool(validate=validate, execute=execute))
+    with pytest.raises(LoudOutputError) as raised:
+        await run(registry, call("echo", {}), controller.signal)
+    assert raised.value is reason
+    assert seen == []
+
+
+@lab_6_4
 async def test_error_content_is_capped_too() -> None:
     result = await run(
         registry_with(tool(validate=lambda arguments: reject("x" * 9000))), call("echo", {})

@@ -748,6 +748,16 @@ def _resume(
 # --8<-- [end:cancel-on-abort]
 
 
+def _serialize(output: object) -> str:
+    """Serialize the output, turning an unsupported value into a recoverable failure."""
+    # Only serialize_output's own error is caught here. An abort reason raised by the checks
+    # around it may be a ToolOutputError too, and must pass through untouched.
+    try:
+        return serialize_output(output)
+    except ToolOutputError as exc:
+        raise _RecoverableToolError(TOOL_OUTPUT_SERIALIZATION_FAILED, str(exc)) from None
+
+
 def _error_content(code: str, message: str) -> str:
     """Return the deterministic, compact JSON an error result carries."""
     # The serializer of Lab 6.3 writes it: sorted keys ("code" before "message"), compact, capped.
@@ -785,11 +795,9 @@ async def execute_tool_call(
         signal.raise_if_aborted()
         context = ToolContext(signal=signal, tool_call_id=call_id)
         output = await _execute(definition, value, context)  # 5. run, racing the signal
-        content, is_error = serialize_output(output), False  # 6. bounded, deterministic text
+        content, is_error = _serialize(output), False  # 6. bounded, deterministic text
     except _RecoverableToolError as failure:
         content, is_error = _error_content(failure.code, failure.message), True
-    except ToolOutputError as failure:  # only step 6 raises it: an unsupported output
-        content, is_error = _error_content(TOOL_OUTPUT_SERIALIZATION_FAILED, str(failure)), True
     signal.raise_if_aborted()  # last chance: an aborted call publishes nothing
     return ToolResultMessage(  # 7. publish, linked to the call
         id=f"tool-result-{call_id}",
