@@ -624,7 +624,11 @@ def test_copy_json_object_is_a_thawed_snapshot_in_one_step(value: dict[object, o
 
 @lab_1_2
 def test_copy_json_object_refuses_what_is_not_an_object_at_the_top() -> None:
-    not_objects: tuple[object, ...] = ([], None, "text", MappingProxyType({}))
+    class LoudDict(dict[str, object]):
+        def items(self) -> Any:
+            raise AssertionError("a dict subclass's methods must never run")
+
+    not_objects: tuple[object, ...] = ([], None, "text", MappingProxyType({}), LoudDict(a=1))
     for value in not_objects:
         with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got "):
             copy_json_object(value)

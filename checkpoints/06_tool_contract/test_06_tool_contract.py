@@ -528,6 +528,47 @@ def test_define_tool_refuses_a_missing_field_and_a_non_str_key() -> None:
         define_tool(with_int_key)
 
 
+class PosingKey(str):
+    """A str subclass posing as a field name: it hashes like one and claims equality."""
+
+    def __init__(self, text: str) -> None:
+        self.seen: list[str] = []
+
+    def __hash__(self) -> int:
+        self.seen.append("__hash__")
+        return str.__hash__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self.seen.append("__eq__")
+        return True
+
+
+@lab_6_2
+def test_define_tool_refuses_a_posing_key_before_comparing_any_key() -> None:
+    key = PosingKey("name")
+    definition: dict[object, object] = {key: "echo"}
+    definition.update({k: v for k, v in tool().items() if k != "name"})
+    key.seen.clear()  # building the dict hashed it; from here on nothing of it may run
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_DEFINITION: definition keys must be str, got PosingKey$",
+    ):
+        define_tool(definition)
+    assert key.seen == []
+
+
+@lab_6_4
+async def test_a_call_with_a_posing_key_is_refused_before_comparing_any_key() -> None:
+    key = PosingKey("id")
+    proposed: dict[object, object] = {key: "c", "name": "echo", "arguments": {}}
+    key.seen.clear()
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_CALL: call keys must be str, got PosingKey$"
+    ):
+        await run(registry_with(tool()), proposed)
+    assert key.seen == []
+
+
 @lab_6_2
 @pytest.mark.parametrize("definition", [None, 42, "echo", ("echo",)])
 def test_define_tool_refuses_values_without_fields(definition: object) -> None:
@@ -1224,6 +1265,8 @@ async def test_a_validator_never_changes_the_arguments_of_a_plain_call_dict(
         assert copy == arguments
         assert copy is not arguments
         copy["added by the validator"] = True
+        if type(copy["left"]) is list:
+            copy["left"].append("appended by the validator")
         return accept(copy)
 
     proposed = {"id": "c", "name": "echo", "arguments": arguments}

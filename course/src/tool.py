@@ -547,7 +547,7 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
     if type(name) is not str or not name:
         raise ToolContractError(INVALID_TOOL_CALL, "call name must be a non-empty str")
     try:
-        return call_id, name, copy_json_object(arguments)  # checked as a snapshot, copied once
+        return call_id, name, copy_json_object(arguments)  # checked exactly as a snapshot is
     except JsonSnapshotError as exc:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call arguments must be a JSON object: {exc}"
