@@ -6,6 +6,7 @@ import dataclasses
 import json
 import math
 import re
+from collections.abc import Callable
 from enum import IntEnum
 from types import MappingProxyType
 from typing import Any, ClassVar, cast
@@ -560,17 +561,26 @@ flat_values = (
 flat_objects = st.dictionaries(st.text(max_size=8) | st.integers(), flat_values, max_size=6)
 
 
-def assert_same_snapshot_or_error(value: dict[object, object]) -> None:
-    refusal: str | None = None
+def results_or_same_refusal(
+    expected_of: Callable[[], object], actual_of: Callable[[], object]
+) -> tuple[object, object] | None:
+    """Return both results, or None once both refused with the very same message."""
     try:
-        expected = snapshot_json(value)
-    except JsonSnapshotError as walk_error:
-        refusal = str(walk_error)
-    if refusal is not None:
-        with pytest.raises(JsonSnapshotError, match=f"^{re.escape(refusal)}$"):
-            snapshot_json_object(value)
+        expected = expected_of()
+    except JsonSnapshotError as refusal:
+        with pytest.raises(JsonSnapshotError, match=f"^{re.escape(str(refusal))}$"):
+            actual_of()
+        return None
+    return expected, actual_of()
+
+
+def assert_same_snapshot_or_error(value: dict[object, object]) -> None:
+    results = results_or_same_refusal(
+        lambda: snapshot_json(value), lambda: snapshot_json_object(value)
+    )
+    if results is None:
         return
-    snapshot = snapshot_json_object(value)
+    expected, snapshot = results
     assert type(snapshot) is MappingProxyType
     assert type(expected) is MappingProxyType
     assert list(snapshot) == list(expected)
@@ -598,16 +608,12 @@ def test_a_flat_object_at_the_value_budget_agrees_with_the_general_walk(size: in
 # same errors, the same plain result. A flat object is copied once, everything else takes the
 # general walk, so both kinds of input are generated.
 def assert_same_copy_or_error(value: object) -> None:
-    refusal: str | None = None
-    try:
-        expected = thaw_json(snapshot_json_object(value))
-    except JsonSnapshotError as snapshot_error:
-        refusal = str(snapshot_error)
-    if refusal is not None:
-        with pytest.raises(JsonSnapshotError, match=f"^{re.escape(refusal)}$"):
-            copy_json_object(value)
+    results = results_or_same_refusal(
+        lambda: thaw_json(snapshot_json_object(value)), lambda: copy_json_object(value)
+    )
+    if results is None:
         return
-    copy = copy_json_object(value)
+    expected, copy = results
     assert type(copy) is dict
     assert repr(copy) == repr(expected)  # the same keys in the same order, lists, exact types
     assert copy is not value
