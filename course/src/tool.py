@@ -696,8 +696,7 @@ async def _execute(definition: ToolDefinition, value: object, context: ToolConte
     """Run the tool in this task, where an abort while it waits cancels it; return its output."""
     # A coroutine runs its first step right here, up to its first real wait. A tool that never
     # waits cannot be aborted meanwhile by anyone but itself (the check below catches that), so
-    # the guard (a task lookup and a listener, about 1.5 us on 3.11) is set up only if the tool
-    # waits.
+    # the guard (a task lookup and a listener, about 1.5 us on 3.11) is set up only if it waits.
     # Python 3.12's eager tasks (asyncio.eager_task_factory) start coroutines the same way.
     signal = context.signal
     failure: Exception | None = None
