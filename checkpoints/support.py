@@ -6,7 +6,9 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["StartedTasks"]
+from hypothesis import strategies as st
+
+__all__ = ["StartedTasks", "json_scalars", "json_values"]
 
 T = TypeVar("T")
 
@@ -33,3 +35,35 @@ class StartedTasks:
         for task in self._started:
             task.cancel()
         await asyncio.gather(*self._started, return_exceptions=True)
+
+
+def json_scalars(
+    *, int_bound: int | None = None, text_size: int | None = None
+) -> st.SearchStrategy[object]:
+    """Generate JSON scalars: None, bools, ints within ±int_bound, finite floats and text."""
+    low = None if int_bound is None else -int_bound
+    return (
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=low, max_value=int_bound)
+        | st.floats(allow_nan=False, allow_infinity=False)
+        | st.text(max_size=text_size)
+    )
+
+
+def json_values(
+    scalars: st.SearchStrategy[object],
+    *,
+    key_size: int | None = None,
+    width: int,
+    max_leaves: int,
+) -> st.SearchStrategy[object]:
+    """Generate JSON values from ``scalars``: lists and str-keyed dicts, nested, ``width`` wide."""
+    return st.recursive(
+        scalars,
+        lambda inner: (
+            st.lists(inner, max_size=width)
+            | st.dictionaries(st.text(max_size=key_size), inner, max_size=width)
+        ),
+        max_leaves=max_leaves,
+    )

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from checkpoints import support
 from harness.protocol import (
     MAX_JSON_DEPTH,
     MAX_JSON_INT_BITS,
@@ -495,20 +496,8 @@ def test_thaw_refuses_values_that_are_not_snapshots() -> None:
 
 
 # Hypothesis: any JSON-able value survives snapshot -> thaw -> json text -> parse unchanged.
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(1 << MAX_JSON_INT_BITS) + 1, max_value=(1 << MAX_JSON_INT_BITS) - 1)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda children: (
-        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=8), children, max_size=5)
-    ),
-    max_leaves=25,
-)
+json_scalars = support.json_scalars(int_bound=(1 << MAX_JSON_INT_BITS) - 1, text_size=20)
+json_values = support.json_values(json_scalars, key_size=8, width=5, max_leaves=25)
 
 
 @lab_1_2

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import harness.messages as messages_module
+from checkpoints import support
 from harness import protocol
 from harness.messages import (
     DuplicateToolCallIdError,
@@ -514,20 +515,8 @@ def test_transcript_from_json_normalizes_each_message_and_checks_linkage() -> No
 
 
 # Hypothesis strategies that generate valid records.
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**80), max_value=2**80)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=10)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda children: (
-        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=5), children, max_size=3)
-    ),
-    max_leaves=10,
-)
+json_scalars = support.json_scalars(int_bound=2**80, text_size=10)
+json_values = support.json_values(json_scalars, key_size=5, width=3, max_leaves=10)
 non_empty = st.text(min_size=1, max_size=8)
 text_blocks = st.builds(TextBlock, text=st.text(max_size=15))
 tool_calls = st.builds(

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest_socket import SocketBlockedError
 
+from checkpoints import support
 from harness.protocol import (
     AssistantMessage,
     StreamDone,
@@ -569,20 +570,8 @@ def test_an_anthropic_tool_without_input_deltas_gets_empty_arguments() -> None:
     assert the_call(events) == ToolCall.create(id="toolu_1", name="list_dir", arguments={})
 
 
-JSON_SCALARS = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**63), max_value=2**63)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8)
-)
-JSON_VALUES = st.recursive(
-    JSON_SCALARS,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
-    ),
-    max_leaves=12,
-)
+JSON_SCALARS = support.json_scalars(int_bound=2**63, text_size=8)
+JSON_VALUES = support.json_values(JSON_SCALARS, key_size=4, width=3, max_leaves=12)
 JSON_OBJECTS = st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4)
 
 

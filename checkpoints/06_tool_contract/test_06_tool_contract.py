@@ -24,6 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import harness.tool as tool_module
+from checkpoints import support
 from harness.abort import AbortController, AbortError, AbortSignal
 from harness.protocol import ToolCall, ToolResultMessage, thaw_json
 from harness.tool import (
@@ -287,18 +288,8 @@ def test_schema_builders_refuse_bad_declarations(build: Callable[[], object], me
         build()
 
 
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text()
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
-    max_leaves=20,
-)
+json_scalars = support.json_scalars()
+json_values = support.json_values(json_scalars, width=4, max_leaves=20)
 
 
 @lab_6_1
