@@ -384,9 +384,23 @@ def _render_learning(
         page=f"docs/{target.page}",
         earlier=_earlier_text(included[:-1]),
         work=_work_text(target, regions),
-        modules=", ".join(f"`course/src/{m}`" for m in target.modules),
+        modules=_modules_text(target, regions),
         stuck=stuck,
     )
+
+
+def _modules_text(target: Checkpoint, regions: Mapping[str, tuple[LabRegion, ...]]) -> str:
+    """Say which of the checkpoint's modules the learner writes, and which come whole."""
+    if target.mode == "observe":
+        names = ", ".join(f"`course/src/{m}`" for m in target.modules)
+        return f"{names}: the code of this checkpoint, to read and experiment with."
+    written = [m for m in target.modules if regions.get(m)]
+    given = [m for m in target.modules if not regions.get(m)]
+    text = ", ".join(f"`course/src/{m}`" for m in written) + ": the modules you write."
+    if given:
+        names = ", ".join(f"`course/src/{m}`" for m in given)
+        text += f" {names}: given whole (no lab in it); your code uses it."
+    return text
 
 
 def _earlier_text(earlier: Sequence[Checkpoint]) -> str:

@@ -109,6 +109,28 @@ def test_observe_checkpoint_is_copied_as_it_is(course: Path, tmp_path: Path) -> 
     )
 
 
+def test_a_module_without_labs_is_given_whole_and_named_as_given(
+    course: Path, tmp_path: Path
+) -> None:
+    manifest = course / "checkpoints/01_counter/checkpoint.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(
+        text.replace('modules = ["counter.py"]', 'modules = ["helpers.py", "counter.py"]'),
+        encoding="utf-8",
+    )
+    helper = (
+        'def shout(text: str) -> str:\n    """Return it in capitals."""\n    return text.upper()\n'
+    )
+    (course / "course/src/helpers.py").write_text(helper, encoding="utf-8")
+    made = make_practice_folder(course, "01", tmp_path / "p01")
+    assert (made / "course/src/helpers.py").read_text(encoding="utf-8") == helper
+    guide = (made / "LEARNING.md").read_text(encoding="utf-8")
+    assert (
+        "- `course/src/counter.py`: the modules you write. `course/src/helpers.py`: given whole "
+        "(no lab in it); your code uses it.\n" in guide
+    )
+
+
 def test_pyproject_maps_the_source_folder_to_harness_with_the_course_test_tools(
     course: Path, tmp_path: Path
 ) -> None:
