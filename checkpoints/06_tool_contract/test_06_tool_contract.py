@@ -40,6 +40,7 @@ from harness.tool import (
 from harness.tool_output import (
     CIRCULAR_MARKER,
     MAX_CONTENT_CODE_POINTS,
+    MAX_OUTPUT_STRING_CODE_POINTS,
     TRUNCATION_MARKER,
     ToolOutputError,
     cap_content,
@@ -677,6 +678,18 @@ def test_a_batch_generator_that_raises_halfway_registers_nothing() -> None:
         registry.register_many(batch())
     assert type(raised.value.__cause__) is RuntimeError
     assert registry.names() == ("first",)
+
+
+@lab_6_2
+def test_a_huge_error_message_from_a_batch_is_cut_to_the_string_budget() -> None:
+    def batch() -> Iterator[dict[str, object]]:
+        raise RuntimeError("x" * 1_000_000)
+        yield tool()  # a generator, so the error comes from iterating it
+
+    with pytest.raises(ToolContractError) as raised:
+        ToolRegistry().register_many(batch())
+    prefix = "the batch could not be read: RuntimeError: "
+    assert raised.value.message == prefix + "x" * MAX_OUTPUT_STRING_CODE_POINTS
 
 
 @lab_6_2

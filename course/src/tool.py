@@ -3,7 +3,9 @@
 Theory of operation
 -------------------
 A model never runs anything: it *proposes* a call, a name and some JSON arguments. This module
-owns the boundary where our code decides what happens to that proposal:
+owns the boundary where our code decides what happens to that proposal, and it is the one
+module to import: it re-exports the definitions and the registry (``harness.tool_registry``)
+and the output limits (``harness.tool_output``).
 
 1. ``define_tool`` snapshots a definition (name, description, validate, execute) into a frozen
    ``ToolDefinition``; ``ToolRegistry`` owns the definitions one run may use. A definition's
@@ -18,11 +20,10 @@ model reads on its next turn (five codes). Cancellation is different: the call r
 reason and publishes nothing. Programmer errors raise ``ToolContractError`` (four codes), and a
 tool that must stop the whole run raises a genuine ``NonRecoverableToolError``.
 
-Nothing here trusts an object it did not make. Fields are read from an object's own ``__dict__``
-through the type's real descriptors, types are compared with ``type(x) is ...`` (a faked
-``__class__`` fools ``isinstance``), and no ``__str__``, ``__repr__``, property or collection
-method of a foreign object is called. The exceptions are the point of the contract: a batch of
-definitions is iterated, and a tool's own ``validate`` and ``execute`` are called.
+Nothing here trusts an object it did not make (``harness.untrusted`` says how). Types are
+compared with ``type(x) is ...`` (a faked ``__class__`` fools ``isinstance``), and no
+``__str__``, ``__repr__``, property or collection method of a foreign object is called. The
+exceptions are the point of the contract: a tool's own ``validate`` and ``execute`` are called.
 """
 
 from __future__ import annotations
@@ -61,9 +62,8 @@ import enum
 import sys
 import types
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, KeysView
-from dataclasses import dataclass
-from typing import Any, Final, TypeAlias, cast
+from collections.abc import Coroutine, Generator
+from typing import Final, cast
 
 from harness.abort import AbortSignal
 from harness.protocol import (
@@ -72,7 +72,6 @@ from harness.protocol import (
     ToolCall,
     ToolResultMessage,
     copy_json_object,
-    snapshot_json_object,
     thaw_json,
 )
 
@@ -88,6 +87,20 @@ from harness.tool_output import (
     ToolOutputError,
     serialize_output,
 )
+from harness.tool_registry import (
+    CONTRACT_CODES,
+    DUPLICATE_TOOL_NAME,
+    INVALID_TOOL_BATCH,
+    INVALID_TOOL_CALL,
+    INVALID_TOOL_DEFINITION,
+    ToolContext,
+    ToolContractError,
+    ToolDefinition,
+    ToolRegistry,
+    ToolSpec,
+    define_tool,
+)
+from harness.untrusted import class_attribute, describe_exception, key_mismatch, type_name
 
 # --8<-- [start:codes]
 # What the model reads back: every recoverable outcome of a call has one of these codes.
@@ -105,36 +118,12 @@ RESULT_CODES: Final = frozenset(
         TOOL_OUTPUT_SERIALIZATION_FAILED,
     }
 )
-
-# What the programmer reads: misuse of the contract raises ToolContractError with one of these.
-INVALID_TOOL_DEFINITION: Final = "INVALID_TOOL_DEFINITION"
-INVALID_TOOL_BATCH: Final = "INVALID_TOOL_BATCH"
-DUPLICATE_TOOL_NAME: Final = "DUPLICATE_TOOL_NAME"
-INVALID_TOOL_CALL: Final = "INVALID_TOOL_CALL"
-CONTRACT_CODES: Final = frozenset(
-    {INVALID_TOOL_DEFINITION, INVALID_TOOL_BATCH, DUPLICATE_TOOL_NAME, INVALID_TOOL_CALL}
-)
 # --8<-- [end:codes]
 
 
 # ---------------------------------------------------------------------------------------------
-# Errors. A contract error is a bug in the caller; a non-recoverable error stops the run.
+# A non-recoverable error stops the run.
 # ---------------------------------------------------------------------------------------------
-
-
-class ToolContractError(Exception):
-    """Raised when the caller breaks the tool contract; ``code`` is one of CONTRACT_CODES.
-
-    Only this module raises it. A tool that raises one is just a failing tool: execute_tool_call
-    turns it into a TOOL_EXECUTION_FAILED result like any other exception.
-    """
-
-    def __init__(self, code: str, message: str) -> None:
-        if code not in CONTRACT_CODES:
-            raise ValueError(f"unknown contract code {code!r}")
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
 
 
 # --8<-- [start:genuine]
@@ -178,337 +167,6 @@ def _is_genuine_non_recoverable(exc: BaseException) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Reading objects we do not trust. `obj.attr`, `vars(obj)`, `type(obj).__name__` and
-# `isinstance` can all run code that the object's class chose; these helpers go through the
-# descriptors of `type` and `object` themselves, which are written in C and run nothing else.
-# ---------------------------------------------------------------------------------------------
-
-# --8<-- [start:safe-reading]
-_mro_of: Final = type.__dict__["__mro__"].__get__  # a class's real MRO tuple
-_class_dict_of: Final = type.__dict__["__dict__"].__get__  # a class's real namespace
-_name_of: Final = type.__dict__["__name__"].__get__  # a class's real name
-_args_of: Final = BaseException.__dict__["args"].__get__  # an exception's real args tuple
-_DICT_SLOTS: Final = (types.GetSetDescriptorType, types.MemberDescriptorType)
-
-
-def _type_name(value: object) -> str:
-    """Return the name of ``value``'s class without asking the class (or its metaclass)."""
-    name = _name_of(type(value))
-    return name if type(name) is str else "object"
-
-
-def _class_attribute(cls: type, name: str) -> object | None:
-    """Return what the class namespaces along the MRO hold under ``name``, without calling it."""
-    for klass in _mro_of(cls):
-        found: object = _class_dict_of(klass).get(name)
-        if found is not None:
-            return found
-    return None
-
-
-def _own_attributes(value: object) -> dict[str, object] | None:
-    """Return the instance ``__dict__`` of ``value``, or None if it has no plain one."""
-    # vars(value) would look `__dict__` up on the object, and a class may answer with a
-    # property. Here we fetch the slot from the class namespaces and accept it only if it is the
-    # C descriptor Python itself puts there.
-    slot = _class_attribute(type(value), "__dict__")
-    if type(slot) not in _DICT_SLOTS:
-        return None
-    try:
-        own = cast("Any", slot).__get__(value, type(value))
-    except (TypeError, AttributeError):  # a descriptor taken from some other class
-        return None
-    return own if type(own) is dict else None
-
-
-def _require_exact_keys(
-    fields: dict[object, object], wanted: KeysView[str], what: str, code: str
-) -> None:
-    """Refuse a plain dict whose keys are not exactly ``wanted``, naming the first one at fault."""
-    # Key types first: comparing or hashing a foreign key object could run its code. Once they
-    # are all exact strs, one set comparison in C settles the usual case.
-    for key in fields:
-        if type(key) is not str:
-            raise ToolContractError(code, f"{what} keys must be str, got {_type_name(key)}")
-    if fields.keys() == wanted:
-        return
-    for key in wanted:
-        if key not in fields:
-            raise ToolContractError(code, f"{what} is missing {key!r}")
-    unknown = next(key for key in fields if key not in wanted)
-    raise ToolContractError(code, f"{what} has unknown field {unknown!r}")
-
-
-def _describe_exception(exc: BaseException) -> str:
-    """Return ``"TypeName: first argument"`` without running the exception's own code."""
-    # str(exc) would call a __str__ the exception's author wrote. The args tuple is read through
-    # BaseException's own descriptor, and only an exact str argument is shown.
-    args = _args_of(exc)
-    name = _type_name(exc)
-    if args and type(args[0]) is str and args[0]:
-        return f"{name}: {args[0][:MAX_OUTPUT_STRING_CODE_POINTS]}"
-    return name
-
-
-# --8<-- [end:safe-reading]
-
-
-# ---------------------------------------------------------------------------------------------
-# Lab 6.2: definitions and the registry. A definition is snapshotted once; a registry owns the
-# frozen definitions of one run and tells the model about them through an explicit allowlist.
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolContext:
-    """What a tool's ``execute`` receives besides its validated value."""
-
-    signal: AbortSignal  # the run's signal: check it, or pass it on, to stop early
-    tool_call_id: str  # the id of the call being executed
-
-    def __post_init__(self) -> None:
-        if type(self.signal) is not AbortSignal:
-            raise TypeError(
-                f"ToolContext.signal must be an AbortSignal, got {_type_name(self.signal)}"
-            )
-        if type(self.tool_call_id) is not str or not self.tool_call_id:
-            raise TypeError("ToolContext.tool_call_id must be a non-empty str")
-
-
-Validate: TypeAlias = Callable[[object], object]
-Execute: TypeAlias = Callable[[Any, ToolContext], Awaitable[object]]
-
-
-# --8<-- [start:definition]
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolDefinition:
-    """One tool, frozen: what the model is told about it, and the two functions behind it."""
-
-    name: str  # non-empty, unique within a registry
-    description: str  # non-empty; shown to the model
-    validate: Validate  # synchronous, side-effect free: arguments -> Decision
-    execute: Execute  # async: (validated value, ToolContext) -> output
-    parameters: (
-        JsonObject  # JSON Schema read once from validate, frozen; {"type": "object"} if none
-    )
-
-    def __post_init__(self) -> None:
-        for field_name in ("name", "description"):
-            text = getattr(self, field_name)
-            if type(text) is not str or not text:
-                raise TypeError(f"ToolDefinition.{field_name} must be a non-empty str")
-        if not callable(self.validate) or not callable(self.execute):
-            raise TypeError("ToolDefinition.validate and .execute must be callable")
-        if type(self.parameters) is not types.MappingProxyType:
-            raise TypeError("ToolDefinition.parameters must be a JSON object snapshot")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolSpec:
-    """What a model request carries about one tool: three fields, never the functions."""
-
-    name: str
-    description: str
-    parameters: JsonObject  # a frozen JSON Schema of the arguments
-
-
-# --8<-- [end:definition]
-
-# The keys of a dict compare like a set, in C, and keep their order for error messages.
-_DEFINITION_FIELDS: Final = dict.fromkeys(("name", "description", "validate", "execute")).keys()
-
-
-# BEGIN LAB 6.2
-def _definition_fields(definition: object) -> dict[object, object]:
-    """Return the definition's fields as a plain dict: the dict itself, or its own attributes."""
-    if type(definition) is dict:
-        return cast("dict[object, object]", definition)
-    own = _own_attributes(definition)
-    if own is None:
-        raise ToolContractError(
-            INVALID_TOOL_DEFINITION,
-            f"definition must be a dict or an object with its own attributes, "
-            f"got {_type_name(definition)}",
-        )
-    for field_name in _DEFINITION_FIELDS:
-        if field_name not in own and _class_attribute(type(definition), field_name) is not None:
-            # A method, class attribute or property: it belongs to the class, so any object of
-            # that class would share it. Refused, and a property's getter is never called.
-            raise ToolContractError(
-                INVALID_TOOL_DEFINITION,
-                f"{field_name} is inherited from the class; define it on the object itself",
-            )
-    return cast("dict[object, object]", own)
-
-
-def _required_text(field_name: str, value: object) -> str:
-    """Return ``value`` if it is a non-empty exact str, else refuse the definition."""
-    if type(value) is not str:
-        raise ToolContractError(
-            INVALID_TOOL_DEFINITION, f"{field_name} must be a str, got {_type_name(value)}"
-        )
-    if not value:
-        raise ToolContractError(INVALID_TOOL_DEFINITION, f"{field_name} must not be empty")
-    return value
-
-
-def _parameters_of(validate: object) -> JsonObject:
-    """Return the frozen JSON Schema a validator carries, or {"type": "object"}."""
-    # Only a plain function is asked, and only through its own __dict__ (dict.get, so even a
-    # dict subclass planted there runs nothing). Anything else carries no schema.
-    is_function = type(validate) is types.FunctionType
-    schema = dict.get(vars(validate), "json_schema") if is_function else None
-    if schema is None:
-        return snapshot_json_object({"type": "object"})
-    try:
-        parameters = snapshot_json_object(schema)
-    except JsonSnapshotError as exc:
-        raise ToolContractError(
-            INVALID_TOOL_DEFINITION, f"validate.json_schema is not a JSON object: {exc}"
-        ) from exc
-    if parameters.get("type") != "object":
-        raise ToolContractError(
-            INVALID_TOOL_DEFINITION, 'validate.json_schema must have "type": "object"'
-        )
-    return parameters
-
-
-# END LAB 6.2
-
-
-# --8<-- [start:define-tool]
-def define_tool(definition: object) -> ToolDefinition:
-    """Snapshot one definition into a frozen ToolDefinition; a ToolDefinition is returned as is.
-
-    ``definition`` is a plain dict with exactly the keys name, description, validate and
-    execute, or an object whose own attributes are exactly those. Each field is read once.
-    Raises ToolContractError(INVALID_TOOL_DEFINITION) naming the field at fault.
-    """
-    # BEGIN LAB 6.2
-    if type(definition) is ToolDefinition:
-        return definition
-    fields = _definition_fields(definition)
-    _require_exact_keys(fields, _DEFINITION_FIELDS, "definition", INVALID_TOOL_DEFINITION)
-    name = _required_text("name", fields["name"])
-    description = _required_text("description", fields["description"])
-    validate, execute = fields["validate"], fields["execute"]
-    for field_name, function in (("validate", validate), ("execute", execute)):
-        if not callable(function):  # looks at the type's call slot; runs nothing
-            raise ToolContractError(
-                INVALID_TOOL_DEFINITION,
-                f"{field_name} must be callable, got {_type_name(function)}",
-            )
-    # The locals hold the very objects read above: renaming the caller's dict or swapping its
-    # functions later changes nothing here.
-    return ToolDefinition(
-        name=name,
-        description=description,
-        validate=cast("Validate", validate),
-        execute=cast("Execute", execute),
-        parameters=_parameters_of(validate),
-    )
-    # END LAB 6.2
-
-
-# --8<-- [end:define-tool]
-
-
-# --8<-- [start:registry]
-class ToolRegistry:
-    """Own the frozen tool definitions one agent run may use; there is no global registry."""
-
-    __slots__ = ("_definitions",)
-
-    def __init__(self, definitions: Iterable[object] = ()) -> None:
-        """Create a registry holding ``definitions`` (see register_many)."""
-        self._definitions: dict[str, ToolDefinition] = {}  # name -> definition, in order
-        self.register_many(definitions)
-
-    def register(self, definition: object) -> None:
-        """Register one definition; raise ToolContractError and change nothing on failure."""
-        self.register_many((definition,))
-
-    def register_many(self, definitions: Iterable[object]) -> None:
-        """Register a batch atomically: all of it, or (raising ToolContractError) none of it.
-
-        Phase one snapshots every definition of the batch; phase two checks every name against
-        the batch and the registry; only then is the registry changed.
-        """
-        # BEGIN LAB 6.2
-        batch = [define_tool(entry) for entry in _batch_entries(definitions)]
-        taken = set(self._definitions)
-        for definition in batch:
-            if definition.name in taken:
-                raise ToolContractError(
-                    DUPLICATE_TOOL_NAME, f"duplicate tool name {definition.name!r}"
-                )
-            taken.add(definition.name)
-        for definition in batch:
-            self._definitions[definition.name] = definition
-        # END LAB 6.2
-
-    def get(self, name: str) -> ToolDefinition | None:
-        """Return the definition called ``name``, or None."""
-        return self._definitions.get(name) if type(name) is str else None
-
-    def names(self) -> tuple[str, ...]:
-        """Return the registered names in registration order."""
-        return tuple(self._definitions)
-
-    def __len__(self) -> int:
-        return len(self._definitions)
-
-    def __contains__(self, name: object) -> bool:
-        return type(name) is str and name in self._definitions
-
-    def snapshot(self) -> ToolRegistry:
-        """Return a new registry with the same members (the same frozen definitions)."""
-        # BEGIN LAB 6.2
-        copy = ToolRegistry()
-        copy._definitions = dict(self._definitions)
-        return copy
-        # END LAB 6.2
-
-    def definitions(self) -> tuple[ToolSpec, ...]:
-        """Return what the model is told about each tool, in registration order."""
-        # BEGIN LAB 6.2
-        # An allowlist: three named fields. Copying the definition (dataclasses.asdict, a
-        # spread) would one day ship execute, or whatever field is added next, to a provider.
-        return tuple(
-            ToolSpec(name=d.name, description=d.description, parameters=d.parameters)
-            for d in self._definitions.values()
-        )
-        # END LAB 6.2
-
-    def __repr__(self) -> str:
-        return f"<ToolRegistry {list(self._definitions)}>"
-
-
-# --8<-- [end:registry]
-
-
-# BEGIN LAB 6.2
-def _batch_entries(definitions: object) -> list[object]:
-    """Return the entries of a batch as a list, or raise INVALID_TOOL_BATCH."""
-    # A dict or a str is iterable, but iterating one yields keys or characters: never a batch.
-    kind = type(definitions)
-    if kind is dict or kind is str or kind is bytes or kind is ToolDefinition:
-        raise ToolContractError(
-            INVALID_TOOL_BATCH,
-            f"a batch must be an iterable of definitions, got {_type_name(definitions)}",
-        )
-    try:
-        return list(cast("Iterable[object]", definitions))
-    except Exception as exc:  # the caller's iterator failed: the whole batch is refused
-        raise ToolContractError(
-            INVALID_TOOL_BATCH, f"the batch could not be read: {_describe_exception(exc)}"
-        ) from exc
-
-
-# END LAB 6.2
-
-
-# ---------------------------------------------------------------------------------------------
 # Lab 6.4: executing a call. Seven steps in order; recoverable outcomes become error results,
 # cancellation raises, and the tool runs in the caller's task so that an abort can stop it.
 # ---------------------------------------------------------------------------------------------
@@ -538,9 +196,11 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
         return call.id, call.name, _private_copy(call.arguments)
     if type(call) is not dict:
         raise ToolContractError(
-            INVALID_TOOL_CALL, f"call must be a ToolCall or a dict, got {_type_name(call)}"
+            INVALID_TOOL_CALL, f"call must be a ToolCall or a dict, got {type_name(call)}"
         )
-    _require_exact_keys(call, _CALL_FIELDS, "call", INVALID_TOOL_CALL)
+    mismatch = key_mismatch(call, _CALL_FIELDS)
+    if mismatch is not None:
+        raise ToolContractError(INVALID_TOOL_CALL, f"call {mismatch}")
     call_id, name, arguments = call["id"], call["name"], call["arguments"]  # each read once
     if type(call_id) is not str or not call_id:
         raise ToolContractError(INVALID_TOOL_CALL, "call id must be a non-empty str")
@@ -576,7 +236,7 @@ def _validate(definition: ToolDefinition, arguments: dict[str, object]) -> objec
         decision = definition.validate(arguments)
     except Exception as exc:
         raise _RecoverableToolError(
-            TOOL_VALIDATION_FAILED, f"validate raised {_describe_exception(exc)}"
+            TOOL_VALIDATION_FAILED, f"validate raised {describe_exception(exc)}"
         ) from None
     if type(decision) is dict and len(decision) == 2:
         first, second = decision  # iterating an exact dict runs no code
@@ -607,7 +267,7 @@ def _dispose_of_awaitable(value: object) -> bool:
         # never retrieved". A plain future is someone else's: it is not cancelled.
         cast("asyncio.Future[object]", value).add_done_callback(_retrieve_exception)
         return True
-    return _class_attribute(type(value), "__await__") is not None
+    return class_attribute(type(value), "__await__") is not None
 
 
 def _retrieve_exception(future: asyncio.Future[object]) -> None:
@@ -720,7 +380,7 @@ async def _execute(definition: ToolDefinition, value: object, context: ToolConte
     if failure is not None:
         if _is_genuine_non_recoverable(failure):
             raise failure  # the same object, to stop the run
-        raise _RecoverableToolError(TOOL_EXECUTION_FAILED, _describe_exception(failure))
+        raise _RecoverableToolError(TOOL_EXECUTION_FAILED, describe_exception(failure))
     return output
 
 
@@ -780,9 +440,9 @@ async def execute_tool_call(
     """
     # BEGIN LAB 6.4
     if type(registry) is not ToolRegistry:
-        raise TypeError(f"registry must be a ToolRegistry, got {_type_name(registry)}")
+        raise TypeError(f"registry must be a ToolRegistry, got {type_name(registry)}")
     if type(signal) is not AbortSignal:
-        raise TypeError(f"signal must be an AbortSignal, got {_type_name(signal)}")
+        raise TypeError(f"signal must be an AbortSignal, got {type_name(signal)}")
     asyncio.get_running_loop()  # outside asyncio, raise RuntimeError before any tool code runs
     signal.raise_if_aborted()  # 1. nothing starts after an abort
     call_id, name, arguments = _snapshot_call(call)  # 2. malformed: ToolContractError

@@ -27,6 +27,8 @@ from itertools import islice
 from operator import itemgetter
 from typing import Final, cast
 
+from harness.untrusted import type_name
+
 # --8<-- [start:limits]
 MAX_CONTENT_CODE_POINTS: Final = 4096  # the whole content, marker included
 TRUNCATION_MARKER: Final = "\n[Tool output truncated]"
@@ -37,16 +39,6 @@ MAX_OUTPUT_STRING_CODE_POINTS: Final = 4096  # per string and per key
 MAX_OUTPUT_INT_BITS: Final = 4096
 CIRCULAR_MARKER: Final = "[Circular]"
 # --8<-- [end:limits]
-
-# type(value).__name__ asks the class, and a metaclass may answer with code of its own; the C
-# descriptor of `type` reads the real name and runs nothing else (harness.tool does the same).
-_name_of: Final = type.__dict__["__name__"].__get__
-
-
-def _type_name(value: object) -> str:
-    """Return the name of ``value``'s class without asking the class (or its metaclass)."""
-    name = _name_of(type(value))
-    return name if type(name) is str else "object"
 
 
 class ToolOutputError(ValueError):
@@ -231,7 +223,7 @@ class _OutputWalk:
                 return self.copy_list(value, depth)
             finally:
                 self.open.discard(id(value))
-        raise _UnsupportedValueError(f"unsupported type {_type_name(value)}")
+        raise _UnsupportedValueError(f"unsupported type {type_name(value)}")
 
     def copy_list(self, items: Iterable[object], depth: int) -> list[object]:
         copied: list[object] = []
@@ -259,7 +251,7 @@ class _OutputWalk:
             self.truncated = True  # the entries read are still written, sorted
         for key, _ in taken:
             if type(key) is not str:
-                raise _UnsupportedValueError(f"dict keys must be str, got {_type_name(key)}")
+                raise _UnsupportedValueError(f"dict keys must be str, got {type_name(key)}")
         taken.sort(key=itemgetter(0))  # exact str keys only: comparing them runs no code
         copied: dict[str, object] = {}
         for key, item in taken:

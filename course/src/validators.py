@@ -26,19 +26,10 @@ __all__ = [
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias, TypedDict, cast
+from typing import Literal, TypeAlias, TypedDict, cast
 
 from harness.protocol import JsonObject, snapshot_json_object, thaw_json
-
-# type(value).__name__ asks the class, and a metaclass may answer with code of its own; the C
-# descriptor of `type` reads the real name and runs nothing else (harness.tool does the same).
-_name_of: Final = type.__dict__["__name__"].__get__
-
-
-def _type_name(value: object) -> str:
-    """Return the name of ``value``'s class without asking the class (or its metaclass)."""
-    name = _name_of(type(value))
-    return name if type(name) is str else "object"
+from harness.untrusted import type_name
 
 
 # --8<-- [start:decisions]
@@ -83,11 +74,11 @@ class Field:
 
     def __post_init__(self) -> None:
         if not callable(self.check):
-            raise TypeError(f"Field.check must be callable, got {_type_name(self.check)}")
+            raise TypeError(f"Field.check must be callable, got {type_name(self.check)}")
         if type(self.json_schema) is not types.MappingProxyType:
             raise TypeError("Field.json_schema must be a JSON object snapshot")
         if type(self.required) is not bool:
-            raise TypeError(f"Field.required must be a bool, got {_type_name(self.required)}")
+            raise TypeError(f"Field.required must be a bool, got {type_name(self.required)}")
 
 
 # --8<-- [end:field]
@@ -111,7 +102,7 @@ def _expected(what: str, value: object) -> str:
     # and the reader think of them.
     if type(value) is types.MappingProxyType:
         return f"expected {what}, got dict"
-    return f"expected {what}, got {'list' if type(value) is tuple else _type_name(value)}"
+    return f"expected {what}, got {'list' if type(value) is tuple else type_name(value)}"
 
 
 def _at(prefix: str, error: str) -> str:
@@ -199,7 +190,7 @@ def list_of(item: Field, *, description: str | None = None) -> Field:
     """Return a field that accepts a JSON array whose every item passes ``item``."""
     # BEGIN LAB 6.1
     if type(item) is not Field:
-        raise TypeError(f"list_of needs a Field, got {_type_name(item)}")
+        raise TypeError(f"list_of needs a Field, got {type_name(item)}")
     check_item = item.check
 
     def check_list(value: object) -> str | None:
@@ -221,7 +212,7 @@ def optional(field: Field) -> Field:
     """Return the same field, but allowed to be absent (``null`` is still refused)."""
     # BEGIN LAB 6.1
     if type(field) is not Field:
-        raise TypeError(f"optional needs a Field, got {_type_name(field)}")
+        raise TypeError(f"optional needs a Field, got {type_name(field)}")
     return Field(check=field.check, json_schema=field.json_schema, required=False)
     # END LAB 6.1
 
@@ -250,7 +241,7 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
         given: Mapping[object, object] = arguments
         for key in given:
             if type(key) is not str:  # checked before `in`, which would hash a foreign key
-                return reject(f"keys must be str, got {_type_name(key)}")
+                return reject(f"keys must be str, got {type_name(key)}")
             if key not in declared:
                 return reject(f"{key}: unknown field")
         value: dict[str, object] = {}

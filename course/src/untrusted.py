@@ -1,0 +1,97 @@
+"""Read objects we do not trust without running code that their classes chose.
+
+``obj.attr``, ``vars(obj)``, ``type(obj).__name__``, ``str(exc)``, ``isinstance`` and even
+``key in some_dict`` can all run code that an object's class (or metaclass) wrote. These
+helpers go through the descriptors of ``type``, ``object`` and ``BaseException`` themselves,
+which are written in C and run nothing else. Checkpoint 06 gives them to you: the validators,
+the serializer, the registry and the executor all read foreign objects through them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MAX_DESCRIBED_CODE_POINTS",
+    "class_attribute",
+    "describe_exception",
+    "key_mismatch",
+    "own_attributes",
+    "type_name",
+]
+
+import types
+from collections.abc import KeysView
+from typing import Any, Final, cast
+
+# --8<-- [start:safe-reading]
+_mro_of: Final = type.__dict__["__mro__"].__get__  # a class's real MRO tuple
+_class_dict_of: Final = type.__dict__["__dict__"].__get__  # a class's real namespace
+_name_of: Final = type.__dict__["__name__"].__get__  # a class's real name
+_args_of: Final = BaseException.__dict__["args"].__get__  # an exception's real args tuple
+_DICT_SLOTS: Final = (types.GetSetDescriptorType, types.MemberDescriptorType)
+# An exception's message is shown up to this length: as long as any string a tool's output may
+# hold (harness.tool_output), and a huge message is never copied whole.
+MAX_DESCRIBED_CODE_POINTS: Final = 4096
+
+
+def type_name(value: object) -> str:
+    """Return the name of ``value``'s class without asking the class (or its metaclass)."""
+    name = _name_of(type(value))
+    return name if type(name) is str else "object"
+
+
+def class_attribute(cls: type, name: str) -> object | None:
+    """Return what the class namespaces along the MRO hold under ``name``, without calling it."""
+    for klass in _mro_of(cls):
+        found: object = _class_dict_of(klass).get(name)
+        if found is not None:
+            return found
+    return None
+
+
+def own_attributes(value: object) -> dict[str, object] | None:
+    """Return the instance ``__dict__`` of ``value``, or None if it has no plain one."""
+    # vars(value) would look `__dict__` up on the object, and a class may answer with a
+    # property. Here we fetch the slot from the class namespaces and accept it only if it is the
+    # C descriptor Python itself puts there.
+    slot = class_attribute(type(value), "__dict__")
+    if type(slot) not in _DICT_SLOTS:
+        return None
+    try:
+        own = cast("Any", slot).__get__(value, type(value))
+    except (TypeError, AttributeError):  # a descriptor taken from some other class
+        return None
+    return own if type(own) is dict else None
+
+
+def key_mismatch(fields: dict[object, object], wanted: KeysView[str]) -> str | None:
+    """Say how a plain dict's keys differ from ``wanted``, naming the first one at fault.
+
+    Returns None when the keys are exactly ``wanted``; otherwise a phrase such as
+    ``"is missing 'id'"`` that completes a sentence about the dict.
+    """
+    # Key types first: comparing or hashing a foreign key object could run its code. Once they
+    # are all exact strs, one set comparison in C settles the usual case.
+    for key in fields:
+        if type(key) is not str:
+            return f"keys must be str, got {type_name(key)}"
+    if fields.keys() == wanted:
+        return None
+    for key in wanted:
+        if key not in fields:
+            return f"is missing {key!r}"
+    unknown = next(key for key in fields if key not in wanted)
+    return f"has unknown field {unknown!r}"
+
+
+def describe_exception(exc: BaseException) -> str:
+    """Return ``"TypeName: first argument"`` without running the exception's own code."""
+    # str(exc) would call a __str__ the exception's author wrote. The args tuple is read through
+    # BaseException's own descriptor, and only an exact str argument is shown, cut short.
+    args = _args_of(exc)
+    name = type_name(exc)
+    if args and type(args[0]) is str and args[0]:
+        return f"{name}: {args[0][:MAX_DESCRIBED_CODE_POINTS]}"
+    return name
+
+
+# --8<-- [end:safe-reading]
