@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 import harness.tool as tool_module
 from checkpoints import support
 from harness.abort import AbortController, AbortError, AbortSignal
+from harness.cancel_on_abort import CancelOnAbort
 from harness.protocol import ToolCall, ToolResultMessage, thaw_json
 from harness.tool import (
     NonRecoverableToolError,
@@ -683,8 +684,8 @@ def test_a_batch_generator_that_raises_halfway_registers_nothing() -> None:
 @lab_6_2
 def test_a_huge_error_message_from_a_batch_is_cut_to_the_string_budget() -> None:
     def batch() -> Iterator[dict[str, object]]:
+        yield from ()  # a generator: the error comes from iterating it
         raise RuntimeError("x" * 1_000_000)
-        yield tool()  # a generator, so the error comes from iterating it
 
     with pytest.raises(ToolContractError) as raised:
         ToolRegistry().register_many(batch())
@@ -1820,6 +1821,71 @@ async def test_base_exceptions_from_the_tool_are_never_results(error: BaseExcept
     with pytest.raises(type(error)) as raised:
         await run(registry_with(tool(execute=raise_it)), call("echo", {}))
     assert raised.value is error
+
+
+# --- CancelOnAbort, the guard around the tool's await ------------------------------------------
+
+
+@lab_6_4
+async def test_an_abort_inside_the_block_stops_the_work_and_the_block_swallows_it() -> None:
+    controller = AbortController()
+    stopped: list[str] = []
+
+    async def work() -> None:
+        controller.abort()  # from inside the very task that the block guards
+        try:
+            await asyncio.Event().wait()  # never set: only the cancellation ends it
+        finally:
+            stopped.append("cleaned up")
+
+    with CancelOnAbort(controller.signal):
+        await work()
+    assert stopped == ["cleaned up"]
+    current = asyncio.current_task()
+    assert current is not None
+    assert current.cancelling() == 0  # taken back: nothing strikes this task at a later await
+
+
+@lab_6_4
+async def test_cancel_on_abort_is_single_use_and_its_repr_shows_its_state() -> None:
+    guard = CancelOnAbort(AbortController().signal)
+    assert repr(guard) == "<CancelOnAbort ready>"
+    with guard:
+        assert repr(guard) == "<CancelOnAbort watching>"
+    assert repr(guard) == "<CancelOnAbort closed>"
+    with pytest.raises(RuntimeError, match=r"^CancelOnAbort is single use; this one is closed$"):
+        guard.__enter__()
+    with pytest.raises(RuntimeError, match=r"^CancelOnAbort cannot exit: it is closed$"):
+        guard.__exit__(None, None, None)
+    with pytest.raises(RuntimeError, match=r"^CancelOnAbort cannot exit: it is ready$"):
+        CancelOnAbort(AbortController().signal).__exit__(None, None, None)
+
+
+@lab_6_4
+async def test_cancel_on_abort_must_be_entered_inside_a_task() -> None:
+    loop = asyncio.get_running_loop()
+    outcome: asyncio.Future[None] = loop.create_future()
+
+    def enter_from_a_callback() -> None:  # the loop runs it, outside any task
+        try:
+            with CancelOnAbort(AbortController().signal):
+                pass
+        except BaseException as exc:  # handed to the test, whatever it is
+            outcome.set_exception(exc)
+        else:
+            outcome.set_result(None)
+
+    loop.call_soon(enter_from_a_callback)
+    with pytest.raises(RuntimeError) as raised:
+        await outcome
+    if type(raised.value) is NotImplementedError:
+        raise raised.value  # a RuntimeError too: a lab's stub, not the error wanted here
+    assert str(raised.value) == "CancelOnAbort must be entered inside an asyncio task"
+
+
+def test_cancel_on_abort_needs_a_real_signal() -> None:  # given code: no lab
+    with pytest.raises(TypeError, match=r"^signal must be an AbortSignal, got AbortController$"):
+        CancelOnAbort(AbortController())  # type: ignore[arg-type]
 
 
 # --- fatal errors: genuine versus look-alike -------------------------------------------------

@@ -58,7 +58,6 @@ __all__ = [
 ]
 
 import asyncio
-import enum
 import sys
 import types
 import weakref
@@ -66,6 +65,7 @@ from collections.abc import Coroutine, Generator
 from typing import Final, cast
 
 from harness.abort import AbortSignal
+from harness.cancel_on_abort import CancelOnAbort
 from harness.protocol import (
     JsonObject,
     JsonSnapshotError,
@@ -276,82 +276,7 @@ def _retrieve_exception(future: asyncio.Future[object]) -> None:
         future.exception()
 
 
-# --8<-- [start:cancel-on-abort]
-class _Watch(enum.Enum):
-    """The lifecycle of one _CancelOnAbort."""
-
-    WATCHING = "watching"  # the tool runs; an abort schedules a cancellation
-    CANCEL_SCHEDULED = "cancel scheduled"  # aborted; task.cancel() waits for the next loop turn
-    CANCELLING = "cancelling"  # we called task.cancel(); it must be taken back with uncancel()
-    CLOSED = "closed"
-
-
-class _CancelOnAbort:
-    """Cancel the current task, from a loop callback, if the signal aborts inside the block.
-
-    On exit, a CancelledError that this block caused is swallowed (the caller then raises the
-    abort reason); a cancellation that came from anywhere else propagates untouched.
-    """
-
-    # The model is CPython's asyncio/timeouts.py. The tool is awaited in the caller's own task,
-    # so cancelling that task reaches the tool, and whoever cancels the caller cancels the tool.
-    #
-    #     abort()  ->  listener: call_soon(cancel)  ->  next loop turn: task.cancel()
-    #                                                  ->  CancelledError inside the tool
-    #     exit: task.uncancel() <= cancelling at entry  ->  ours: swallow, raise the reason
-    #                                                  else the caller's: let it propagate
-    #
-    # Why not `add_listener(lambda _: task.cancel())`? The tool itself may call abort(), inside
-    # this very task. Cancelling a running task only sets a flag for its next await; if the tool
-    # returns first, the flag outlives the call and hits the caller at some unrelated await, and
-    # 3.11's uncancel() does not clear it. From call_soon the cancel lands while the task waits,
-    # and if the tool finished first, __exit__ cancels the pending callback instead.
-    #
-    # Why not race a separate tool task against signal.wait_aborted() with asyncio.wait? It
-    # works, but costs two tasks and several loop turns per call, about four times a plain
-    # await; here a call that waits costs one listener, and one that never waits, none at all.
-
-    __slots__ = ("_cancelling_at_entry", "_handle", "_loop", "_remove", "_state", "_task")
-
-    def __init__(self, signal: AbortSignal) -> None:
-        task = asyncio.current_task()
-        if task is None:
-            raise RuntimeError("execute_tool_call must run inside an asyncio task")
-        self._task = task
-        self._loop = task.get_loop()
-        self._state = _Watch.WATCHING
-        self._handle: asyncio.Handle | None = None  # set iff the state left WATCHING
-        self._cancelling_at_entry = task.cancelling()
-        self._remove = signal.add_listener(self._on_abort)
-
-    def __enter__(self) -> None:
-        return None
-
-    def _on_abort(self, _reason: object) -> None:
-        if self._state is _Watch.WATCHING:
-            self._state = _Watch.CANCEL_SCHEDULED
-            self._handle = self._loop.call_soon(self._cancel_task)
-
-    def _cancel_task(self) -> None:
-        if self._state is _Watch.CANCEL_SCHEDULED:
-            self._state = _Watch.CANCELLING
-            self._task.cancel()
-
-    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> bool:
-        self._remove()
-        if self._handle is not None:
-            self._handle.cancel()  # harmless if it already ran
-        ours = self._state is _Watch.CANCELLING
-        self._state = _Watch.CLOSED
-        if ours and self._task.uncancel() <= self._cancelling_at_entry:
-            return exc_type is asyncio.CancelledError  # swallow the cancellation we caused
-        if self._task.cancelling() > self._cancelling_at_entry and exc_type is None:
-            # The caller's task was cancelled while the tool ran, and the tool swallowed the
-            # CancelledError. The caller asked to stop: publish nothing.
-            raise asyncio.CancelledError
-        return False
-
-
+# --8<-- [start:run-the-tool]
 async def _execute(definition: ToolDefinition, value: object, context: ToolContext) -> object:
     """Run the tool in this task, where an abort while it waits cancels it; return its output."""
     # A coroutine runs its first step right here, up to its first real wait. A tool that never
@@ -364,7 +289,7 @@ async def _execute(definition: ToolDefinition, value: object, context: ToolConte
     try:
         running = definition.execute(value, context)
         if type(running) is not types.CoroutineType:  # a future, or another kind of awaitable
-            with _CancelOnAbort(signal):
+            with CancelOnAbort(signal):
                 output = await running
         else:
             try:
@@ -372,7 +297,7 @@ async def _execute(definition: ToolDefinition, value: object, context: ToolConte
             except StopIteration as finished:
                 output = finished.value  # ...which never came: there was nothing to cancel
             else:
-                with _CancelOnAbort(signal):  # it waits: from now on, an abort cancels it
+                with CancelOnAbort(signal):  # it waits: from now on, an abort cancels it
                     output = await _resume(running, waiting_on)
     except Exception as exc:  # KeyboardInterrupt, SystemExit, CancelledError pass through
         failure = exc
@@ -404,7 +329,7 @@ def _resume(
             return (yield from running.__await__())  # resumes it with send(None), as the task would
 
 
-# --8<-- [end:cancel-on-abort]
+# --8<-- [end:run-the-tool]
 
 
 def _serialize(output: object) -> str:
