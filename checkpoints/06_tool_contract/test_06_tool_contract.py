@@ -47,6 +47,7 @@ from harness.tool_output import (
     cap_content,
     serialize_output,
 )
+from harness.untrusted import MAX_DESCRIBED_CODE_POINTS
 from harness.validators import (
     Decision,
     Field,
@@ -691,6 +692,10 @@ def test_a_huge_error_message_from_a_batch_is_cut_to_the_string_budget() -> None
         ToolRegistry().register_many(batch())
     prefix = "the batch could not be read: RuntimeError: "
     assert raised.value.message == prefix + "x" * MAX_OUTPUT_STRING_CODE_POINTS
+
+
+def test_an_exception_message_is_cut_where_the_serializer_cuts_strings() -> None:  # given
+    assert MAX_DESCRIBED_CODE_POINTS == MAX_OUTPUT_STRING_CODE_POINTS
 
 
 @lab_6_2
@@ -1793,6 +1798,39 @@ async def test_an_execute_that_returns_a_future_is_awaited_and_cancelled_on_abor
 
 
 @lab_6_4
+async def test_outside_any_task_the_call_raises_before_the_tool_runs() -> None:
+    ran: list[str] = []
+
+    async def record(value: object, context: ToolContext) -> object:
+        ran.append("tool")
+        return "ran"
+
+    registry = registry_with(tool(execute=record))
+    loop = asyncio.get_running_loop()
+    outcome: asyncio.Future[None] = loop.create_future()
+
+    def drive_from_a_callback() -> None:  # the loop runs it, outside any task
+        driven = execute_tool_call(registry, call("echo", {}), AbortController().signal)
+        try:
+            driven.send(None)
+        except StopIteration:  # it ran to the end: the refusal this test wants never came
+            outcome.set_result(None)
+        except BaseException as exc:  # handed to the test, whatever it is
+            outcome.set_exception(exc)
+        else:
+            driven.close()
+            outcome.set_result(None)
+
+    loop.call_soon(drive_from_a_callback)
+    with pytest.raises(RuntimeError) as raised:
+        await outcome
+    if type(raised.value) is NotImplementedError:
+        raise raised.value  # a RuntimeError too: a lab's stub, not the error wanted here
+    assert str(raised.value) == "execute_tool_call must run inside an asyncio task"
+    assert ran == []
+
+
+@lab_6_4
 def test_outside_an_event_loop_the_call_raises_before_the_tool_runs() -> None:
     ran: list[str] = []
 
@@ -1838,8 +1876,9 @@ async def test_an_abort_inside_the_block_stops_the_work_and_the_block_swallows_i
         finally:
             stopped.append("cleaned up")
 
-    with CancelOnAbort(controller.signal):
-        await work()
+    async with asyncio.timeout(5):  # a guard that never cancels fails here, not by hanging
+        with CancelOnAbort(controller.signal):
+            await work()
     assert stopped == ["cleaned up"]
     current = asyncio.current_task()
     assert current is not None
@@ -1848,11 +1887,19 @@ async def test_an_abort_inside_the_block_stops_the_work_and_the_block_swallows_i
 
 @lab_6_4
 async def test_cancel_on_abort_is_single_use_and_its_repr_shows_its_state() -> None:
-    guard = CancelOnAbort(AbortController().signal)
+    signal = AbortController().signal
+    guard = CancelOnAbort(signal)
     assert repr(guard) == "<CancelOnAbort ready>"
+    assert signal.listener_count == 0  # nothing is watched until the block is entered
     with guard:
         assert repr(guard) == "<CancelOnAbort watching>"
+        assert signal.listener_count == 1
+        with pytest.raises(
+            RuntimeError, match=r"^CancelOnAbort is single use; this one is watching$"
+        ):
+            guard.__enter__()
     assert repr(guard) == "<CancelOnAbort closed>"
+    assert signal.listener_count == 0
     with pytest.raises(RuntimeError, match=r"^CancelOnAbort is single use; this one is closed$"):
         guard.__enter__()
     with pytest.raises(RuntimeError, match=r"^CancelOnAbort cannot exit: it is closed$"):

@@ -51,8 +51,9 @@ class CancelOnAbort:
 
     Single use: ``with CancelOnAbort(signal): await work``, inside an asyncio task. On exit, a
     CancelledError that this block caused is swallowed (the caller then raises the abort
-    reason); a cancellation that came from anywhere else propagates untouched. Raises
-    RuntimeError when entered outside a task or a second time.
+    reason); a cancellation that came from anywhere else propagates untouched. Raises TypeError
+    for a signal that is not an AbortSignal, and RuntimeError when entered outside a task or a
+    second time, or exited without having been entered.
     """
 
     __slots__ = ("_cancelling_at_entry", "_handle", "_remove", "_signal", "_state", "_task")
@@ -61,7 +62,7 @@ class CancelOnAbort:
     # Set on entry:
     _task: asyncio.Task[Any]  # the task that entered the block, and that an abort cancels
     _cancelling_at_entry: int  # its cancellation count then: more on exit is the caller's
-    _handle: asyncio.Handle | None  # the scheduled cancel; set iff the state left WATCHING
+    _handle: asyncio.Handle | None  # the scheduled cancel: not None iff an abort came inside
     _remove: Callable[[], None]  # takes our listener off the signal
 
     def __init__(self, signal: AbortSignal) -> None:
@@ -75,6 +76,7 @@ class CancelOnAbort:
         return f"<CancelOnAbort {self._state.value}>"
 
     def __enter__(self) -> None:
+        """Watch the signal on behalf of the current task, until the block exits."""
         # BEGIN LAB 6.4
         if self._state is not _Watch.READY:
             raise RuntimeError(f"CancelOnAbort is single use; this one is {self._state.value}")
@@ -102,6 +104,7 @@ class CancelOnAbort:
     # END LAB 6.4
 
     def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> bool:
+        """Stop watching; swallow the cancellation this block caused, and only that one."""
         # BEGIN LAB 6.4
         if self._state is _Watch.READY or self._state is _Watch.CLOSED:
             raise RuntimeError(f"CancelOnAbort cannot exit: it is {self._state.value}")

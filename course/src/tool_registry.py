@@ -1,13 +1,6 @@
 """Snapshot tool definitions once, and keep the tools that one agent run may use.
 
-A tool is two functions and the words that describe it to the model. ``define_tool`` reads a
-definition (a plain dict, or an object's own attributes) exactly once into a frozen
-``ToolDefinition``, and reads the JSON Schema its validator carries once too. A
-``ToolRegistry`` owns the definitions of one run: a batch registers atomically or not at all,
-a snapshot freezes the tool set, and ``definitions()`` tells the model about each tool through
-an explicit allowlist of three fields, so nothing host-only can reach a model request.
-
-``harness.tool`` re-exports every public name here: import them from there.
+Import these names from ``harness.tool``, which re-exports all of them but the type aliases.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Read objects we do not trust without running code that their classes chose.
 
-``obj.attr``, ``vars(obj)``, ``type(obj).__name__``, ``str(exc)``, ``isinstance`` and even
-``key in some_dict`` can all run code that an object's class (or metaclass) wrote. These
-helpers go through the descriptors of ``type``, ``object`` and ``BaseException`` themselves,
-which are written in C and run nothing else. Checkpoint 06 gives them to you: the validators,
-the serializer, the registry and the executor all read foreign objects through them.
+Checkpoint 06 gives this module to you: the validators, the serializer, the registry and the
+executor all read foreign objects through it.
 """
 
 from __future__ import annotations
@@ -22,6 +19,10 @@ import types
 from collections.abc import KeysView
 from typing import Any, Final, cast
 
+# `obj.attr`, `vars(obj)`, `type(obj).__name__`, `str(exc)`, `isinstance` and even
+# `key in some_dict` can run code that an object's class (or metaclass) wrote. These helpers go
+# through the descriptors of `type`, `object` and `BaseException` themselves, which are written
+# in C and run nothing else.
 # --8<-- [start:safe-reading]
 _mro_of: Final = type.__dict__["__mro__"].__get__  # a class's real MRO tuple
 _class_dict_of: Final = type.__dict__["__dict__"].__get__  # a class's real namespace
