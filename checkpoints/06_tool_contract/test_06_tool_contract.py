@@ -1741,8 +1741,10 @@ async def test_a_tool_that_aborts_and_then_waits_is_cancelled_at_that_wait() -> 
             raise
         return "never"
 
+    registry = registry_with(tool(execute=abort_then_wait))
     with pytest.raises(StopError, match=r"^from the tool$"):
-        await run(registry_with(tool(execute=abort_then_wait)), call("echo", {}), controller.signal)
+        async with asyncio.timeout(5):  # a guard that never cancels fails here, not by hanging
+            await run(registry, call("echo", {}), controller.signal)
     assert events == ["cancelled"]
     current = asyncio.current_task()
     assert current is not None
@@ -1850,6 +1852,24 @@ async def test_an_abort_inside_the_block_stops_the_work_and_the_block_swallows_i
     current = asyncio.current_task()
     assert current is not None
     assert current.cancelling() == 0  # taken back: nothing strikes this task at a later await
+
+
+@lab_6_4
+async def test_a_signal_aborted_before_the_block_cancels_the_first_wait_inside_it() -> None:
+    controller = AbortController()
+    controller.abort()  # add_listener then calls the listener at once, during entry
+    stopped: list[str] = []
+
+    async with asyncio.timeout(5):  # a guard that never cancels fails here, not by hanging
+        with CancelOnAbort(controller.signal):
+            try:
+                await asyncio.Event().wait()
+            finally:
+                stopped.append("cleaned up")
+    assert stopped == ["cleaned up"]
+    current = asyncio.current_task()
+    assert current is not None
+    assert current.cancelling() == 0
 
 
 @lab_6_4

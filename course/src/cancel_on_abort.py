@@ -76,7 +76,11 @@ class CancelOnAbort:
         return f"<CancelOnAbort {self._state.value}>"
 
     def __enter__(self) -> None:
-        """Watch the signal on behalf of the current task, until the block exits."""
+        """Watch the signal on behalf of the current task, until the block exits.
+
+        Raises RuntimeError("CancelOnAbort is single use; this one is <state>") unless READY,
+        and RuntimeError("CancelOnAbort must be entered inside an asyncio task") outside one.
+        """
         # BEGIN LAB 6.4
         if self._state is not _Watch.READY:
             raise RuntimeError(f"CancelOnAbort is single use; this one is {self._state.value}")
@@ -86,7 +90,7 @@ class CancelOnAbort:
         self._task = task
         self._cancelling_at_entry = task.cancelling()
         self._handle = None
-        self._state = _Watch.WATCHING
+        self._state = _Watch.WATCHING  # first: an aborted signal calls the listener at once
         self._remove = self._signal.add_listener(self._on_abort)
         # END LAB 6.4
 
@@ -104,7 +108,12 @@ class CancelOnAbort:
     # END LAB 6.4
 
     def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> bool:
-        """Stop watching; swallow the cancellation this block caused, and only that one."""
+        """Stop watching; swallow the cancellation this block caused, and only that one.
+
+        If the caller's task was cancelled meanwhile and the work swallowed that cancellation,
+        raise CancelledError: the caller asked to stop. Raises RuntimeError("CancelOnAbort
+        cannot exit: it is <state>") when the block was never entered, or already exited.
+        """
         # BEGIN LAB 6.4
         if self._state is _Watch.READY or self._state is _Watch.CLOSED:
             raise RuntimeError(f"CancelOnAbort cannot exit: it is {self._state.value}")

@@ -361,7 +361,8 @@ async def execute_tool_call(
     reason if ``signal`` aborts before the result is published (and the tool is stopped first);
     raises CancelledError if the caller's task is cancelled; re-raises a genuine
     NonRecoverableToolError; raises ToolContractError(INVALID_TOOL_CALL) for a malformed call,
-    and RuntimeError outside a running asyncio event loop.
+    TypeError for a registry or a signal of the wrong type, and RuntimeError outside a running
+    asyncio event loop.
     """
     # BEGIN LAB 6.4
     if type(registry) is not ToolRegistry:
