@@ -431,7 +431,8 @@ def _work_text(target: Checkpoint, regions: Mapping[str, tuple[LabRegion, ...]])
     for lab in target.labs:
         places = [
             f"`course/src/{module}`: "
-            + ", ".join(_place_name(region) for region in found if region.lab == lab.id)
+            # dict.fromkeys: "private helpers" once, however many regions of helpers the module has
+            + ", ".join(dict.fromkeys(_place_name(r) for r in found if r.lab == lab.id))
             for module, found in regions.items()
             if any(region.lab == lab.id for region in found)
         ]

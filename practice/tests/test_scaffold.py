@@ -131,6 +131,24 @@ def test_a_module_without_labs_is_given_whole_and_named_as_given(
     )
 
 
+def test_the_guide_names_a_place_once_even_when_a_module_has_it_twice(
+    course: Path, tmp_path: Path
+) -> None:
+    counter = course / "course/src/counter.py"
+    text = counter.read_text(encoding="utf-8")
+    second_helpers = (
+        "\n\n# BEGIN LAB 1.2\n"
+        "def _spaces_of(text: str) -> int:\n"
+        '    """Return how many spaces ``text`` holds."""\n'
+        '    return text.count(" ")\n'
+        "\n\n# END LAB 1.2\n"
+    )
+    counter.write_text(text + second_helpers, encoding="utf-8")
+    made = make_practice_folder(course, "01", tmp_path / "p01")
+    guide = (made / "LEARNING.md").read_text(encoding="utf-8")
+    assert "  where: `course/src/counter.py`: `count_words()`, private helpers\n" in guide
+
+
 def test_pyproject_maps_the_source_folder_to_harness_with_the_course_test_tools(
     course: Path, tmp_path: Path
 ) -> None:
