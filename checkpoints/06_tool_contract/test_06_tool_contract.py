@@ -114,6 +114,24 @@ async def run(
     return await execute_tool_call(registry, proposed, signal or AbortController().signal)
 
 
+async def start_call(
+    registry: ToolRegistry, proposed: object, signal: AbortSignal, started: asyncio.Event
+) -> asyncio.Task[ToolResultMessage]:
+    """Run the call in a task of its own; return it once the tool has started.
+
+    If the call ends first (a lab's stub raising NotImplementedError, say), raise what ended it,
+    so that an unfinished executor fails the test at once instead of hanging until the timeout.
+    """
+    pending = asyncio.create_task(run(registry, proposed, signal))
+    waiting = asyncio.create_task(started.wait())
+    await asyncio.wait({pending, waiting}, return_when=asyncio.FIRST_COMPLETED)
+    if not waiting.done():
+        waiting.cancel()
+        pending.result()  # raises what ended the call
+        raise AssertionError("the call returned before its tool started")
+    return pending
+
+
 def error_content(code: str, message: str) -> str:
     return json.dumps({"error": {"code": code, "message": message}}, separators=(",", ":"))
 
@@ -1536,10 +1554,8 @@ async def test_an_abort_while_the_tool_waits_cancels_it_and_waits_for_its_cleanu
             events.append("tool cleaned up")
         return "never"
 
-    pending = asyncio.create_task(
-        run(registry_with(tool(execute=slow)), call("echo", {}), controller.signal)
-    )
-    await started.wait()
+    registry = registry_with(tool(execute=slow))
+    pending = await start_call(registry, call("echo", {}), controller.signal, started)
     reason = StopError("stop now")
     controller.abort(reason)
     with pytest.raises(StopError) as raised:
@@ -1596,10 +1612,8 @@ async def test_a_tool_that_swallows_the_cancellation_still_publishes_nothing() -
             return "ignored the cancellation"
         return "never"
 
-    pending = asyncio.create_task(
-        run(registry_with(tool(execute=stubborn)), call("echo", {}), controller.signal)
-    )
-    await started.wait()
+    registry = registry_with(tool(execute=stubborn))
+    pending = await start_call(registry, call("echo", {}), controller.signal, started)
     controller.abort(StopError("stop"))
     with pytest.raises(StopError):
         await pending
@@ -1635,10 +1649,8 @@ async def test_cancelling_the_callers_task_cancels_the_tool_and_propagates() -> 
             events.append("tool cleaned up")
         return "never"
 
-    pending = asyncio.create_task(
-        run(registry_with(tool(execute=slow)), call("echo", {}), controller.signal)
-    )
-    await started.wait()
+    registry = registry_with(tool(execute=slow))
+    pending = await start_call(registry, call("echo", {}), controller.signal, started)
     pending.cancel()
     with pytest.raises(asyncio.CancelledError):
         await pending
@@ -1659,10 +1671,28 @@ async def test_the_callers_cancellation_wins_even_if_the_tool_swallows_it() -> N
             return "ignored"
         return "never"
 
-    pending = asyncio.create_task(run(registry_with(tool(execute=stubborn)), call("echo", {})))
-    await started.wait()
+    registry = registry_with(tool(execute=stubborn))
+    pending = await start_call(registry, call("echo", {}), AbortController().signal, started)
     pending.cancel()
     with pytest.raises(asyncio.CancelledError):
+        await pending
+
+
+@lab_6_4
+async def test_the_callers_cancellation_wins_even_if_the_tool_turns_it_into_an_error() -> None:
+    started = asyncio.Event()
+
+    async def clumsy(value: object, context: ToolContext) -> object:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            raise ValueError("cleanup failed")  # replaces the CancelledError on its way out
+
+    registry = registry_with(tool(execute=clumsy))
+    pending = await start_call(registry, call("echo", {}), AbortController().signal, started)
+    pending.cancel()
+    with pytest.raises(asyncio.CancelledError):  # not a TOOL_EXECUTION_FAILED result
         await pending
 
 
@@ -1676,10 +1706,8 @@ async def test_when_caller_and_signal_both_cancel_the_callers_cancellation_propa
         await asyncio.Event().wait()
         return "never"
 
-    pending = asyncio.create_task(
-        run(registry_with(tool(execute=slow)), call("echo", {}), controller.signal)
-    )
-    await started.wait()
+    registry = registry_with(tool(execute=slow))
+    pending = await start_call(registry, call("echo", {}), controller.signal, started)
     controller.abort(StopError("stop"))
     await asyncio.sleep(0)  # the abort's cancel lands first
     pending.cancel()
@@ -1765,10 +1793,8 @@ async def test_a_cancelled_tool_may_still_await_while_it_cleans_up() -> None:
             events.append("cleaned up after a wait")
         return "never"
 
-    pending = asyncio.create_task(
-        run(registry_with(tool(execute=tidy)), call("echo", {}), controller.signal)
-    )
-    await started.wait()
+    registry = registry_with(tool(execute=tidy))
+    pending = await start_call(registry, call("echo", {}), controller.signal, started)
     controller.abort(StopError("stop"))
     with pytest.raises(StopError):
         await pending
@@ -1867,6 +1893,38 @@ async def test_a_signal_aborted_before_the_block_cancels_the_first_wait_inside_i
             finally:
                 stopped.append("cleaned up")
     assert stopped == ["cleaned up"]
+    current = asyncio.current_task()
+    assert current is not None
+    assert current.cancelling() == 0
+
+
+@lab_6_4
+async def test_an_abort_just_before_the_block_exits_leaves_no_stray_cancellation() -> None:
+    controller = AbortController()
+    with CancelOnAbort(controller.signal):
+        controller.abort()  # the block ends before the next loop turn, where a cancel would land
+    await asyncio.sleep(0)  # a stray cancellation of this task would strike here...
+    await asyncio.sleep(0)  # ...or here
+    current = asyncio.current_task()
+    assert current is not None
+    assert current.cancelling() == 0
+
+
+@lab_6_4
+async def test_an_error_that_replaces_the_blocks_own_cancellation_passes_through() -> None:
+    controller = AbortController()
+
+    async def clean_up_badly() -> None:
+        async with asyncio.timeout(5):  # a guard that never cancels fails here, not by hanging
+            with CancelOnAbort(controller.signal):
+                controller.abort()
+                try:
+                    await asyncio.Event().wait()
+                finally:
+                    raise ValueError("cleanup failed")  # only CancelledError is the block's
+
+    with pytest.raises(ValueError, match=r"^cleanup failed$"):
+        await clean_up_badly()
     current = asyncio.current_task()
     assert current is not None
     assert current.cancelling() == 0

@@ -80,6 +80,8 @@ class CancelOnAbort:
 
         Raises RuntimeError("CancelOnAbort is single use; this one is <state>") unless READY,
         and RuntimeError("CancelOnAbort must be entered inside an asyncio task") outside one.
+        The state is WATCHING before the listener is added: a signal that already aborted calls
+        its listener during add_listener.
         """
         # BEGIN LAB 6.4
         if self._state is not _Watch.READY:
@@ -90,7 +92,7 @@ class CancelOnAbort:
         self._task = task
         self._cancelling_at_entry = task.cancelling()
         self._handle = None
-        self._state = _Watch.WATCHING  # first: an aborted signal calls the listener at once
+        self._state = _Watch.WATCHING
         self._remove = self._signal.add_listener(self._on_abort)
         # END LAB 6.4
 
@@ -110,9 +112,10 @@ class CancelOnAbort:
     def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> bool:
         """Stop watching; swallow the cancellation this block caused, and only that one.
 
-        If the caller's task was cancelled meanwhile and the work swallowed that cancellation,
-        raise CancelledError: the caller asked to stop. Raises RuntimeError("CancelOnAbort
-        cannot exit: it is <state>") when the block was never entered, or already exited.
+        If the caller's task was cancelled meanwhile and the work swallowed that cancellation (it
+        returned, or an ordinary exception replaced the CancelledError), raise CancelledError:
+        the caller asked to stop. Raises RuntimeError("CancelOnAbort cannot exit: it is
+        <state>") when the block was never entered, or already exited.
         """
         # BEGIN LAB 6.4
         if self._state is _Watch.READY or self._state is _Watch.CLOSED:
@@ -124,9 +127,12 @@ class CancelOnAbort:
         self._state = _Watch.CLOSED
         if ours and self._task.uncancel() <= self._cancelling_at_entry:
             return exc_type is asyncio.CancelledError  # swallow the cancellation we caused
-        if self._task.cancelling() > self._cancelling_at_entry and exc_type is None:
+        if self._task.cancelling() > self._cancelling_at_entry and (
+            exc_type is None or issubclass(exc_type, Exception)
+        ):
             # The caller's task was cancelled while the work ran, and the work swallowed the
-            # CancelledError. The caller asked to stop: nothing may look finished.
+            # CancelledError, or let an ordinary error replace it. The caller asked to stop:
+            # nothing may look finished, and a failure would be published as a result.
             raise asyncio.CancelledError
         return False
         # END LAB 6.4
