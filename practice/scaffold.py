@@ -394,13 +394,14 @@ def _modules_text(target: Checkpoint, regions: Mapping[str, tuple[LabRegion, ...
     if target.mode == "observe":
         names = ", ".join(f"`course/src/{m}`" for m in target.modules)
         return f"{names}: the code of this checkpoint, to read and experiment with."
-    written = [m for m in target.modules if regions.get(m)]
-    given = [m for m in target.modules if not regions.get(m)]
-    text = ", ".join(f"`course/src/{m}`" for m in written) + ": the modules you write."
-    if given:
-        names = ", ".join(f"`course/src/{m}`" for m in given)
-        text += f" {names}: given whole (no lab in it); your code uses it."
-    return text
+    written = ", ".join(f"`course/src/{m}`" for m in target.modules if regions.get(m))
+    given = [f"`course/src/{m}`" for m in target.modules if not regions.get(m)]
+    parts = [f"{written}: the modules you write."] if written else []
+    if len(given) == 1:
+        parts.append(f"{given[0]}: given whole (no lab in it); your code uses it.")
+    elif given:
+        parts.append(f"{', '.join(given)}: given whole (no lab in them); your code uses them.")
+    return " ".join(parts)
 
 
 def _earlier_text(earlier: Sequence[Checkpoint]) -> str:

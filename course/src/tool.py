@@ -3,9 +3,9 @@
 Theory of operation
 -------------------
 A model never runs anything: it *proposes* a call, a name and some JSON arguments. This module
-owns the boundary where our code decides what happens to that proposal, and it is the one
-module to import: it re-exports the definitions and the registry (``harness.tool_registry``)
-and the output limits (``harness.tool_output``).
+owns the boundary where our code decides what happens to that proposal. It re-exports the
+definitions and the registry (``harness.tool_registry``) and the output limits
+(``harness.tool_output``), so a caller of the executor imports from here alone.
 
 1. ``define_tool`` snapshots a definition (name, description, validate, execute) into a frozen
    ``ToolDefinition``; ``ToolRegistry`` owns the definitions one run may use. A definition's

@@ -69,12 +69,8 @@ class ToolContractError(Exception):
         self.message = message
 
 
-# ---------------------------------------------------------------------------------------------
-# Lab 6.2: definitions and the registry. A definition is snapshotted once; a registry owns the
-# frozen definitions of one run and tells the model about them through an explicit allowlist.
-# ---------------------------------------------------------------------------------------------
-
-
+# What a tool's execute receives. The executor (Lab 6.4) builds one per call; it is defined here
+# because a definition's Execute type names it.
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
     """What a tool's ``execute`` receives besides its validated value."""
@@ -93,6 +89,12 @@ class ToolContext:
 
 Validate: TypeAlias = Callable[[object], object]
 Execute: TypeAlias = Callable[[Any, ToolContext], Awaitable[object]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 6.2: definitions and the registry. A definition is snapshotted once; a registry owns the
+# frozen definitions of one run and tells the model about them through an explicit allowlist.
+# ---------------------------------------------------------------------------------------------
 
 
 # --8<-- [start:definition]

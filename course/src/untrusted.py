@@ -41,7 +41,10 @@ def type_name(value: object) -> str:
 
 
 def class_attribute(cls: type, name: str) -> object | None:
-    """Return what the class namespaces along the MRO hold under ``name``, without calling it."""
+    """Return what the class namespaces along the MRO hold under ``name``, without calling it.
+
+    None means that no class along the MRO defines ``name`` other than as None.
+    """
     for klass in _mro_of(cls):
         found: object = _class_dict_of(klass).get(name)
         if found is not None:

@@ -104,8 +104,11 @@ def test_observe_checkpoint_is_copied_as_it_is(course: Path, tmp_path: Path) -> 
     made = make_practice_folder(course, "0", tmp_path / "p00")
     assert filecmp.cmp(course / "course/src/intro.py", made / "course/src/intro.py", shallow=False)
     assert not (made / "course/src/counter.py").exists()
-    assert "observe checkpoint: there is nothing to implement" in (made / "LEARNING.md").read_text(
-        encoding="utf-8"
+    guide = (made / "LEARNING.md").read_text(encoding="utf-8")
+    assert "observe checkpoint: there is nothing to implement" in guide
+    assert (
+        "- `course/src/intro.py`: the code of this checkpoint, to read and experiment with.\n"
+        in (guide)
     )
 
 
@@ -128,6 +131,25 @@ def test_a_module_without_labs_is_given_whole_and_named_as_given(
     assert (
         "- `course/src/counter.py`: the modules you write. `course/src/helpers.py`: given whole "
         "(no lab in it); your code uses it.\n" in guide
+    )
+
+
+def test_several_modules_without_labs_are_named_together_as_given(
+    course: Path, tmp_path: Path
+) -> None:
+    manifest = course / "checkpoints/01_counter/checkpoint.toml"
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(
+        text.replace('modules = ["counter.py"]', 'modules = ["a.py", "b.py", "counter.py"]'),
+        encoding="utf-8",
+    )
+    for name in ("a.py", "b.py"):
+        (course / "course/src" / name).write_text('"""Given."""\n', encoding="utf-8")
+    made = make_practice_folder(course, "01", tmp_path / "p01")
+    guide = (made / "LEARNING.md").read_text(encoding="utf-8")
+    assert (
+        "- `course/src/counter.py`: the modules you write. `course/src/a.py`, `course/src/b.py`: "
+        "given whole (no lab in them); your code uses them.\n" in guide
     )
 
 
