@@ -112,19 +112,25 @@ def test_observe_checkpoint_is_copied_as_it_is(course: Path, tmp_path: Path) -> 
     )
 
 
+def give_checkpoint_01_modules(course: Path, given: dict[str, str]) -> None:
+    """Add modules without lab regions to the fake checkpoint 01, listed before counter.py."""
+    manifest = course / "checkpoints/01_counter/checkpoint.toml"
+    names = ", ".join(f'"{name}"' for name in [*given, "counter.py"])
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(
+        text.replace('modules = ["counter.py"]', f"modules = [{names}]"), encoding="utf-8"
+    )
+    for name, source in given.items():
+        (course / "course/src" / name).write_text(source, encoding="utf-8")
+
+
 def test_a_module_without_labs_is_given_whole_and_named_as_given(
     course: Path, tmp_path: Path
 ) -> None:
-    manifest = course / "checkpoints/01_counter/checkpoint.toml"
-    text = manifest.read_text(encoding="utf-8")
-    manifest.write_text(
-        text.replace('modules = ["counter.py"]', 'modules = ["helpers.py", "counter.py"]'),
-        encoding="utf-8",
-    )
     helper = (
         'def shout(text: str) -> str:\n    """Return it in capitals."""\n    return text.upper()\n'
     )
-    (course / "course/src/helpers.py").write_text(helper, encoding="utf-8")
+    give_checkpoint_01_modules(course, {"helpers.py": helper})
     made = make_practice_folder(course, "01", tmp_path / "p01")
     assert (made / "course/src/helpers.py").read_text(encoding="utf-8") == helper
     guide = (made / "LEARNING.md").read_text(encoding="utf-8")
@@ -137,14 +143,7 @@ def test_a_module_without_labs_is_given_whole_and_named_as_given(
 def test_several_modules_without_labs_are_named_together_as_given(
     course: Path, tmp_path: Path
 ) -> None:
-    manifest = course / "checkpoints/01_counter/checkpoint.toml"
-    text = manifest.read_text(encoding="utf-8")
-    manifest.write_text(
-        text.replace('modules = ["counter.py"]', 'modules = ["a.py", "b.py", "counter.py"]'),
-        encoding="utf-8",
-    )
-    for name in ("a.py", "b.py"):
-        (course / "course/src" / name).write_text('"""Given."""\n', encoding="utf-8")
+    give_checkpoint_01_modules(course, {"a.py": '"""Given."""\n', "b.py": '"""Given."""\n'})
     made = make_practice_folder(course, "01", tmp_path / "p01")
     guide = (made / "LEARNING.md").read_text(encoding="utf-8")
     assert (
