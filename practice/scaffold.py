@@ -35,7 +35,7 @@ import secrets
 import shutil
 import string
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -389,25 +389,31 @@ def _render_learning(
     )
 
 
+def _paths(modules: Iterable[str]) -> str:
+    """Name modules as the guide shows them: `course/src/a.py`, `course/src/b.py`."""
+    return ", ".join(f"`course/src/{m}`" for m in modules)
+
+
 def _modules_text(target: Checkpoint, regions: Mapping[str, tuple[LabRegion, ...]]) -> str:
     """Say which of the checkpoint's modules the learner writes, and which come whole."""
     if target.mode == "observe":
-        names = ", ".join(f"`course/src/{m}`" for m in target.modules)
-        return f"{names}: the code of this checkpoint, to read and experiment with."
-    written = ", ".join(f"`course/src/{m}`" for m in target.modules if regions.get(m))
-    given = [f"`course/src/{m}`" for m in target.modules if not regions.get(m)]
-    parts = [f"{written}: the modules you write."] if written else []
+        return (
+            f"{_paths(target.modules)}: the code of this checkpoint, to read and experiment with."
+        )
+    written = [m for m in target.modules if regions.get(m)]
+    given = [m for m in target.modules if not regions.get(m)]
+    parts = [f"{_paths(written)}: the modules you write."] if written else []
     if len(given) == 1:
-        parts.append(f"{given[0]}: given whole (no lab in it); your code uses it.")
+        parts.append(f"{_paths(given)}: given whole (no lab in it); your code uses it.")
     elif given:
-        parts.append(f"{', '.join(given)}: given whole (no lab in them); your code uses them.")
+        parts.append(f"{_paths(given)}: given whole (no lab in them); your code uses them.")
     return " ".join(parts)
 
 
 def _earlier_text(earlier: Sequence[Checkpoint]) -> str:
     if not earlier:
         return "This is the first checkpoint: there is no earlier code."
-    names = ", ".join(f"`course/src/{m}`" for c in earlier for m in c.modules)
+    names = _paths(m for c in earlier for m in c.modules)
     return (
         f"The code of checkpoints {earlier[0].number} to {earlier[-1].number} is the course's "
         f"reference, copied as it is: {names}. Your work builds on it; you should not need to "
@@ -419,7 +425,7 @@ def _work_text(target: Checkpoint, regions: Mapping[str, tuple[LabRegion, ...]])
     if target.mode == "observe":
         return (
             "This is an observe checkpoint: there is nothing to implement. Read the code in "
-            + ", ".join(f"`course/src/{m}`" for m in target.modules)
+            + _paths(target.modules)
             + " beside the lesson page, run the focused test, then change one line to see "
             "which test turns red (the page's *Failure experiment*)."
         )
