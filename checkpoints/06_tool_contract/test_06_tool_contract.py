@@ -114,6 +114,13 @@ async def run(
     return await execute_tool_call(registry, proposed, signal or AbortController().signal)
 
 
+def assert_no_cancellation_is_pending() -> None:
+    """Assert that nothing is left to cancel the running test's task at a later await."""
+    current = asyncio.current_task()
+    assert current is not None
+    assert current.cancelling() == 0
+
+
 async def start_call(
     registry: ToolRegistry, proposed: object, signal: AbortSignal, started: asyncio.Event
 ) -> asyncio.Task[ToolResultMessage]:
@@ -1594,9 +1601,7 @@ async def test_an_abort_just_before_the_tool_returns_wins_and_leaves_no_stray_ca
         )
     await asyncio.sleep(0)  # a stray cancel of this task would surface here
     await asyncio.sleep(0)
-    current = asyncio.current_task()
-    assert current is not None
-    assert current.cancelling() == 0
+    assert_no_cancellation_is_pending()
 
 
 @lab_6_4
@@ -1774,9 +1779,7 @@ async def test_a_tool_that_aborts_and_then_waits_is_cancelled_at_that_wait() -> 
         async with asyncio.timeout(5):  # a guard that never cancels fails here, not by hanging
             await run(registry, call("echo", {}), controller.signal)
     assert events == ["cancelled"]
-    current = asyncio.current_task()
-    assert current is not None
-    assert current.cancelling() == 0
+    assert_no_cancellation_is_pending()
 
 
 @lab_6_4
@@ -1875,9 +1878,7 @@ async def test_an_abort_inside_the_block_stops_the_work_and_the_block_swallows_i
         with CancelOnAbort(controller.signal):
             await work()
     assert stopped == ["cleaned up"]
-    current = asyncio.current_task()
-    assert current is not None
-    assert current.cancelling() == 0  # taken back: nothing strikes this task at a later await
+    assert_no_cancellation_is_pending()  # taken back: nothing strikes this task later
 
 
 @lab_6_4
@@ -1893,9 +1894,7 @@ async def test_a_signal_aborted_before_the_block_cancels_the_first_wait_inside_i
             finally:
                 stopped.append("cleaned up")
     assert stopped == ["cleaned up"]
-    current = asyncio.current_task()
-    assert current is not None
-    assert current.cancelling() == 0
+    assert_no_cancellation_is_pending()
 
 
 @lab_6_4
@@ -1905,9 +1904,7 @@ async def test_an_abort_just_before_the_block_exits_leaves_no_stray_cancellation
         controller.abort()  # the block ends before the next loop turn, where a cancel would land
     await asyncio.sleep(0)  # a stray cancellation of this task would strike here...
     await asyncio.sleep(0)  # ...or here
-    current = asyncio.current_task()
-    assert current is not None
-    assert current.cancelling() == 0
+    assert_no_cancellation_is_pending()
 
 
 @lab_6_4
@@ -1925,9 +1922,7 @@ async def test_an_error_that_replaces_the_blocks_own_cancellation_passes_through
 
     with pytest.raises(ValueError, match=r"^cleanup failed$"):
         await clean_up_badly()
-    current = asyncio.current_task()
-    assert current is not None
-    assert current.cancelling() == 0
+    assert_no_cancellation_is_pending()
 
 
 @lab_6_4
