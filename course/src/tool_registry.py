@@ -121,15 +121,6 @@ class ToolDefinition:
             raise TypeError("ToolDefinition.parameters must be a JSON object snapshot")
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolSpec:
-    """What a model request carries about one tool: three fields, never the functions."""
-
-    name: str
-    description: str
-    parameters: JsonObject  # a frozen JSON Schema of the arguments
-
-
 # --8<-- [end:definition]
 
 # The keys of a dict compare like a set, in C, and keep their order for error messages.
@@ -231,6 +222,19 @@ def define_tool(definition: object) -> ToolDefinition:
 
 
 # --8<-- [end:define-tool]
+
+
+# --8<-- [start:spec]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    """What a model request carries about one tool: three fields, never the functions."""
+
+    name: str
+    description: str
+    parameters: JsonObject  # a frozen JSON Schema of the arguments
+
+
+# --8<-- [end:spec]
 
 
 # --8<-- [start:registry]
