@@ -30,20 +30,33 @@ LAB_STUB = re.compile(r"NotImplementedError: Lab (?P<lab>\d+\.\d+):")
 Status = Literal["not started", "failing", "passing"]
 
 
+# A test's outcome is the worst of its phases (setup, call, teardown), in this order.
+_SEVERITY: dict[Status, int] = {"passing": 0, "failing": 1, "not started": 2}
+
+
 @dataclass(slots=True)
 class LabReport:
-    """What the run saw of each lab: test outcomes, keyed by lab id."""
+    """What the run saw of each lab: each test's outcome, keyed by lab id, then by test id."""
 
-    outcomes: dict[str, list[Status]] = field(default_factory=dict)
+    outcomes: dict[str, dict[str, Status]] = field(default_factory=dict)
 
-    def record(self, lab: str, status: Status) -> None:
-        self.outcomes.setdefault(lab, []).append(status)
+    def record(self, lab: str, test: str, status: Status) -> None:
+        tests = self.outcomes.setdefault(lab, {})
+        if _SEVERITY[status] >= _SEVERITY[tests.get(test, "passing")]:
+            tests[test] = status
 
     def status_of(self, lab: str) -> Status:
-        seen = self.outcomes[lab]
-        if "not started" in seen:
-            return "not started"
-        return "failing" if "failing" in seen else "passing"
+        return max(self.outcomes[lab].values(), key=_SEVERITY.__getitem__)
+
+    def summary_of(self, lab: str) -> str:
+        """Return the lab's line: ``Lab 6.4   failing      (3 of 81 tests fail)``."""
+        outcomes = self.outcomes[lab].values()
+        total = len(outcomes)
+        failed = sum(status != "passing" for status in outcomes)
+        counted = f"{total} test{'' if total == 1 else 's'}"
+        if failed:
+            counted = f"{failed} of {counted} fail{'s' if failed == 1 else ''}"
+        return f"Lab {lab:<5} {self.status_of(lab):<12} ({counted})"
 
 
 _REPORT_KEY = pytest.StashKey[LabReport]()
@@ -69,7 +82,7 @@ def pytest_runtest_makereport(
         status = "not started"
     else:
         status = "failing"
-    item.config.stash[_REPORT_KEY].record(lab, status)
+    item.config.stash[_REPORT_KEY].record(lab, item.nodeid, status)
     return report
 
 
@@ -83,8 +96,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> Genera
         return
     terminalreporter.section("labs")
     for lab in sorted(report.outcomes, key=lambda text: tuple(map(int, text.split(".")))):
-        tests = len(report.outcomes[lab])
-        terminalreporter.line(f"Lab {lab:<5} {report.status_of(lab):<12} ({tests} tests)")
+        terminalreporter.line(report.summary_of(lab))
 
 
 @pytest.fixture

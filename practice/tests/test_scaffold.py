@@ -398,8 +398,8 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
         "Lab 2.1: Greet a person by name — see docs/checkpoints/02_greeter.md",
         "Lab 2.2: Spell a name, one letter at a time — see docs/checkpoints/02_greeter.md",
     ]
-    assert "Lab 2.1   not started  (1 tests)" in run.output
-    assert "Lab 2.2   not started  (1 tests)" in run.output
+    assert "Lab 2.1   not started  (1 of 1 test fails)" in run.output
+    assert "Lab 2.2   not started  (1 of 1 test fails)" in run.output
     assert "Lab 1.1   passing      (2 tests)" in run.output
 
     # The learner's work, here the reference, copied back in.
@@ -407,7 +407,7 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
     run = run_focused_tests(made, focused_test_paths(catalog), tmp_path / "run")
     assert run.returncode == 0, run.output
     assert [o.outcome for o in run.outcomes] == ["passed"] * 6
-    assert "Lab 2.2   passing      (1 tests)" in run.output
+    assert "Lab 2.2   passing      (1 test)" in run.output
 
 
 @pytest.mark.skipif(importlib.util.find_spec("nox") is None, reason="nox is not installed here")

@@ -1,0 +1,52 @@
+"""The labs section's arithmetic: one outcome per test, the worst of its phases, counted."""
+
+from __future__ import annotations
+
+from checkpoints.conftest import LabReport
+
+
+def test_a_lab_whose_tests_all_pass_counts_its_tests() -> None:
+    report = LabReport()
+    report.record("6.1", "test_a", "passing")
+    report.record("6.1", "test_b", "passing")
+    assert report.summary_of("6.1") == "Lab 6.1   passing      (2 tests)"
+
+
+def test_one_test_is_singular() -> None:
+    report = LabReport()
+    report.record("2.2", "test_a", "passing")
+    assert report.summary_of("2.2") == "Lab 2.2   passing      (1 test)"
+    report.record("2.3", "test_b", "not started")
+    assert report.summary_of("2.3") == "Lab 2.3   not started  (1 of 1 test fails)"
+
+
+def test_a_failing_lab_says_how_many_of_its_tests_fail() -> None:
+    report = LabReport()
+    for name in ("test_a", "test_b", "test_c"):
+        report.record("6.4", name, "passing")
+    report.record("6.4", "test_d", "failing")
+    report.record("6.4", "test_e", "failing")
+    assert report.status_of("6.4") == "failing"
+    assert report.summary_of("6.4") == "Lab 6.4   failing      (2 of 5 tests fail)"
+
+
+def test_a_stub_outranks_other_failures() -> None:
+    report = LabReport()
+    report.record("6.2", "test_a", "failing")
+    report.record("6.2", "test_b", "not started")
+    assert report.summary_of("6.2") == "Lab 6.2   not started  (2 of 2 tests fail)"
+
+
+def test_a_test_that_passes_then_fails_in_teardown_counts_once_as_failing() -> None:
+    report = LabReport()
+    report.record("6.3", "test_a", "passing")  # the call
+    report.record("6.3", "test_a", "failing")  # its teardown
+    report.record("6.3", "test_b", "passing")
+    assert report.summary_of("6.3") == "Lab 6.3   failing      (1 of 2 tests fails)"
+
+
+def test_a_later_pass_does_not_hide_an_earlier_failure() -> None:
+    report = LabReport()
+    report.record("6.3", "test_a", "failing")  # its setup failed...
+    report.record("6.3", "test_a", "passing")  # ...a later phase cannot take that back
+    assert report.status_of("6.3") == "failing"
