@@ -2017,10 +2017,25 @@ async def test_an_instance_made_without_the_constructor_is_an_ordinary_failure()
 @lab_6_4
 async def test_the_constructor_cannot_be_borrowed_by_another_exception() -> None:
     other = ValueError("other")
-    with pytest.raises(TypeError, match=r"super\(type, obj\)"):
+    with pytest.raises(TypeError, match=r"needs a NonRecoverableToolError, got ValueError$"):
         NonRecoverableToolError.__init__(other, "borrowed")  # type: ignore[arg-type]
     result = await raising(other)
     assert result.content == error_content("TOOL_EXECUTION_FAILED", "ValueError: other")
+
+
+@lab_6_4
+async def test_a_faked_class_cannot_borrow_the_constructor_either() -> None:
+    # super() alone would accept this `self`: it falls back to the faked __class__.
+    class ImpostorError(Exception):
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return NonRecoverableToolError
+
+    impostor = ImpostorError("pretending")
+    with pytest.raises(TypeError, match=r"needs a NonRecoverableToolError, got ImpostorError$"):
+        NonRecoverableToolError.__init__(impostor, "borrowed")  # type: ignore[arg-type]
+    result = await raising(impostor)
+    assert result.content == error_content("TOOL_EXECUTION_FAILED", "ImpostorError: pretending")
 
 
 @lab_6_4
@@ -2073,7 +2088,9 @@ async def test_genuine_errors_are_recognised_across_a_module_reload() -> None:
     with reloaded_tool_module() as fresh:
         assert fresh.NonRecoverableToolError is not NonRecoverableToolError
         made_after = fresh.NonRecoverableToolError("made by the new class")
-        for fatal in (made_before, made_after):
+        # A tool module imported before the reload still holds the old class, and uses it.
+        made_by_old_class = NonRecoverableToolError("made by the old class after the reload")
+        for fatal in (made_before, made_after, made_by_old_class):
 
             async def fail(value: object, context: Any, fatal: BaseException = fatal) -> object:
                 raise fatal

@@ -149,8 +149,15 @@ class NonRecoverableToolError(Exception):
     """
 
     def __init__(self, message: str) -> None:
-        # super() itself refuses a `self` that is not one of ours, so calling this __init__ on
-        # some other exception cannot register it.
+        # Borrowed as NonRecoverableToolError.__init__(other, ...), this must not register the
+        # other exception. super() is no guard: it falls back to other.__class__, which a
+        # property can fake. The bare name __class__ is the class this method was written in
+        # (the cell super() uses), even after a reload has rebound the module's global name.
+        if not issubclass(type(self), __class__):  # type: ignore[name-defined]  # mypy: no cell
+            raise TypeError(
+                f"NonRecoverableToolError.__init__ needs a NonRecoverableToolError, "
+                f"got {type_name(self)}"
+            )
         super().__init__(message)
         self.message = message
         _genuine_errors()[id(self)] = self
