@@ -1195,6 +1195,8 @@ async def test_a_validator_that_raises_gives_validation_failed() -> None:
         {"ok": True, "value": 1, "extra": 2},
         {"ok": "true", "value": 1},
         {1: True, "value": 1},
+        {"ok": True, "error": "an acceptance needs a value"},
+        {"ok": False, "value": 1},
     ],
 )
 async def test_a_malformed_decision_gives_validation_failed(decision: object) -> None:
@@ -1264,8 +1266,103 @@ async def test_a_task_started_by_a_validator_is_cancelled() -> None:
 
     result = await run(registry_with(tool(validate=validate)), call("echo", {}))
     assert result.content == AWAITABLE_REFUSED
-    with pytest.raises(asyncio.CancelledError):
-        await started[0]
+    await asyncio.sleep(0)  # the cancellation is delivered at the task's next step
+    assert started[0].cancelled(), "the task the validator started was not cancelled"
+
+
+@lab_6_4
+async def test_a_future_that_fails_after_the_refusal_is_observed_and_not_cancelled() -> None:
+    loop = asyncio.get_running_loop()
+    reports: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _loop, context: reports.append(context))
+    pending: list[asyncio.Future[object]] = []
+    try:
+
+        def validate(arguments: object) -> object:
+            pending.append(loop.create_future())  # someone else's: it will fail later
+            return pending[-1]
+
+        result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+        assert not pending[0].cancelled(), "a plain future belongs to someone else"
+        pending[0].set_exception(RuntimeError("failed after the refusal"))
+        await asyncio.sleep(0)  # let the done callback run
+        pending.clear()
+        gc.collect()
+    finally:
+        loop.set_exception_handler(None)
+    assert result.content == AWAITABLE_REFUSED
+    assert reports == []
+
+
+@lab_6_4
+async def test_refusing_a_future_runs_none_of_its_subclass_methods() -> None:
+    loop = asyncio.get_running_loop()
+    reports: list[dict[str, object]] = []
+    loop.set_exception_handler(lambda _loop, context: reports.append(context))
+    called: list[str] = []
+
+    class HostileFuture(asyncio.Future[object]):
+        def add_done_callback(self, *args: Any, **kwargs: Any) -> None:
+            called.append("add_done_callback")
+            raise RuntimeError("no callbacks here")
+
+        def exception(self) -> BaseException | None:
+            called.append("exception")
+            raise RuntimeError("no exception either")
+
+    try:
+
+        def validate(arguments: object) -> object:
+            future = HostileFuture(loop=loop)
+            future.set_exception(ValueError("failed"))
+            return future
+
+        result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+        await asyncio.sleep(0)  # let the done callback run
+        gc.collect()
+    finally:
+        loop.set_exception_handler(None)
+    assert result.content == AWAITABLE_REFUSED
+    assert called == []
+    assert reports == []
+
+
+@lab_6_4
+async def test_refusing_a_task_does_not_call_its_own_cancel() -> None:
+    class StubbornTask(asyncio.Task[object]):
+        def cancel(self, msg: Any = None) -> bool:
+            raise RuntimeError("this task will not be cancelled")
+
+    started: list[asyncio.Task[object]] = []
+
+    def validate(arguments: object) -> object:
+        started.append(StubbornTask(asyncio.Event().wait()))
+        return started[-1]
+
+    result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+    assert result.content == AWAITABLE_REFUSED
+    await asyncio.sleep(0)  # the cancellation is delivered at the task's next step
+    assert started[0].cancelled(), "the task the validator started was not cancelled"
+
+
+@lab_6_4
+async def test_a_started_coroutine_whose_cleanup_fails_is_still_just_refused() -> None:
+    async def decide() -> Decision:
+        try:
+            await asyncio.sleep(0)
+        finally:
+            raise ValueError("the cleanup failed")  # runs when the executor closes it
+
+    made: list[Coroutine[Any, Any, Decision]] = []
+
+    def validate(arguments: object) -> object:
+        made.append(decide())
+        made[-1].send(None)  # started: suspended inside sleep(0)
+        return made[-1]
+
+    result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+    assert result.content == AWAITABLE_REFUSED
+    assert inspect.getcoroutinestate(made[0]) == inspect.CORO_CLOSED
 
 
 @lab_6_4
@@ -1856,6 +1953,17 @@ async def test_base_exceptions_from_the_tool_are_never_results(error: BaseExcept
 
     with pytest.raises(type(error)) as raised:
         await run(registry_with(tool(execute=raise_it)), call("echo", {}))
+    assert raised.value is error
+
+
+@lab_6_4
+@pytest.mark.parametrize("error", [Halt("halt"), asyncio.CancelledError()])
+async def test_base_exceptions_from_the_validator_are_never_results(error: BaseException) -> None:
+    def raise_it(arguments: object) -> Decision:
+        raise error
+
+    with pytest.raises(type(error)) as raised:
+        await run(registry_with(tool(validate=raise_it)), call("echo", {}))
     assert raised.value is error
 
 

@@ -58,6 +58,7 @@ __all__ = [
 ]
 
 import asyncio
+import contextlib
 import sys
 import types
 import weakref
@@ -264,23 +265,33 @@ def _validate(definition: ToolDefinition, arguments: dict[str, object]) -> objec
 
 def _dispose_of_awaitable(value: object) -> bool:
     """Return True if ``value`` is awaitable, after making sure it can never warn or leak."""
+    # The awaitable is refused whatever happens here, so an error its own code raises while it
+    # is being disposed of is dropped: it must not turn the refusal into a crash.
     if type(value) is types.CoroutineType:
-        value.close()  # never started: closing it is silent, no "never awaited" warning
+        # Closing it means no "never awaited" warning; if the validator started it, its
+        # finally blocks run now.
+        with contextlib.suppress(Exception):
+            value.close()
         return True
     if issubclass(type(value), asyncio.Future):  # issubclass on type(): no __class__ tricks
+        # The base classes' own methods: a subclass's overrides are foreign code.
         if issubclass(type(value), asyncio.Task):
-            cast("asyncio.Task[object]", value).cancel()  # work the validator started: stop it
-        # Observe the outcome, now or when it comes, so asyncio never logs "exception was
-        # never retrieved". A plain future is someone else's: it is not cancelled.
-        cast("asyncio.Future[object]", value).add_done_callback(_retrieve_exception)
+            with contextlib.suppress(Exception):  # it cancels what the task waits on, too
+                asyncio.Task.cancel(cast("asyncio.Task[object]", value))  # the validator's work
+        # Observe the outcome, now or when it comes, so asyncio never logs "exception was never
+        # retrieved". A plain future is someone else's: it is not cancelled.
+        with contextlib.suppress(Exception):
+            asyncio.Future.add_done_callback(
+                cast("asyncio.Future[object]", value), _retrieve_exception
+            )
         return True
     return class_attribute(type(value), "__await__") is not None
 
 
 def _retrieve_exception(future: asyncio.Future[object]) -> None:
     """Mark a refused future's exception as seen, so asyncio does not log it."""
-    if not future.cancelled():
-        future.exception()
+    if not asyncio.Future.cancelled(future):
+        asyncio.Future.exception(future)
 
 
 # --8<-- [start:run-the-tool]
