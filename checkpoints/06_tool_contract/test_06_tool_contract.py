@@ -1702,6 +1702,24 @@ async def test_an_abort_just_before_the_tool_returns_wins_and_leaves_no_stray_ca
 
 
 @lab_6_4
+@pytest.mark.parametrize("waits", [False, True], ids=["returns-at-once", "waits-first"])
+async def test_an_abort_wins_over_a_fatal_error_raised_after_it(waits: bool) -> None:
+    controller = AbortController()
+
+    async def abort_then_fail(value: object, context: ToolContext) -> object:
+        if waits:
+            await asyncio.sleep(0)
+        controller.abort(StopError("stopped first"))
+        raise NonRecoverableToolError("failed after the abort")
+
+    with pytest.raises(StopError, match=r"^stopped first$"):
+        await run(
+            registry_with(tool(execute=abort_then_fail)), call("echo", {}), controller.signal
+        )
+    assert_no_cancellation_is_pending()
+
+
+@lab_6_4
 async def test_a_tool_that_swallows_the_cancellation_still_publishes_nothing() -> None:
     controller = AbortController()
     started = asyncio.Event()
