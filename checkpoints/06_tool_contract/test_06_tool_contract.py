@@ -351,6 +351,29 @@ def test_a_tool_context_is_frozen_and_refuses_swapped_or_wrong_fields() -> None:
             ToolContext(signal=controller.signal, tool_call_id=call_id)  # type: ignore[arg-type]
 
 
+# Given code: the ToolSpec record the model is told about (no lab tag, as above).
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"name": ""}, r"^ToolSpec\.name must be a non-empty str$"),
+        ({"description": 7}, r"^ToolSpec\.description must be a non-empty str$"),
+        (
+            {"parameters": {"type": "object"}},
+            r"^ToolSpec\.parameters must be a JSON object snapshot$",
+        ),
+    ],
+)
+def test_a_tool_spec_refuses_wrong_fields(fields: dict[str, object], message: str) -> None:
+    valid: dict[str, Any] = {
+        "name": "echo",
+        "description": "Echo.",
+        "parameters": types.MappingProxyType({"type": "object"}),
+    }
+    assert ToolSpec(**valid).name == "echo"
+    with pytest.raises(TypeError, match=message):
+        ToolSpec(**(valid | fields))
+
+
 @lab_6_2
 def test_define_tool_snapshots_a_dict_and_ignores_later_changes() -> None:
     definition = tool("echo")
@@ -1713,9 +1736,7 @@ async def test_an_abort_wins_over_a_fatal_error_raised_after_it(waits: bool) -> 
         raise NonRecoverableToolError("failed after the abort")
 
     with pytest.raises(StopError, match=r"^stopped first$"):
-        await run(
-            registry_with(tool(execute=abort_then_fail)), call("echo", {}), controller.signal
-        )
+        await run(registry_with(tool(execute=abort_then_fail)), call("echo", {}), controller.signal)
     assert_no_cancellation_is_pending()
 
 

@@ -229,9 +229,17 @@ def define_tool(definition: object) -> ToolDefinition:
 class ToolSpec:
     """What a model request carries about one tool: three fields, never the functions."""
 
-    name: str
-    description: str
+    name: str  # non-empty
+    description: str  # non-empty
     parameters: JsonObject  # a frozen JSON Schema of the arguments
+
+    def __post_init__(self) -> None:
+        for field_name in ("name", "description"):
+            text = getattr(self, field_name)
+            if type(text) is not str or not text:
+                raise TypeError(f"ToolSpec.{field_name} must be a non-empty str")
+        if type(self.parameters) is not types.MappingProxyType:
+            raise TypeError("ToolSpec.parameters must be a JSON object snapshot")
 
 
 # --8<-- [end:spec]
