@@ -495,6 +495,43 @@ def test_thaw_refuses_values_that_are_not_snapshots() -> None:
         thaw_json(cast(JsonValue, (1, [2])))
 
 
+@lab_1_2
+def test_thaw_refuses_a_read_only_mapping_of_anything_but_a_plain_dict_without_reading_it() -> None:
+    read: list[str] = []
+
+    class Recording(dict[str, object]):
+        def __iter__(self) -> Any:
+            read.append("__iter__")
+            return super().__iter__()
+
+        def items(self) -> Any:
+            read.append("items")
+            return super().items()
+
+    forged = cast(JsonValue, MappingProxyType(Recording(a=1)))
+    with pytest.raises(
+        TypeError, match=r"^a read-only mapping of a JSON snapshot wraps a plain dict$"
+    ):
+        thaw_json(forged)
+    assert read == []
+
+
+@lab_1_2
+def test_thaw_refuses_a_hand_made_value_that_is_not_a_tree() -> None:
+    # snapshot_json only ever makes trees; a value made by hand can hold itself, or one
+    # container twice, and would be walked forever or copied twice.
+    fields: dict[str, object] = {}
+    cyclic = MappingProxyType(fields)
+    fields["self"] = cyclic
+    shared = (1,)
+    for value in ((shared, shared), cyclic):  # the shared one first: a walk without the check
+        # returns at once for it, and fails here, instead of walking the cycle forever.
+        with pytest.raises(TypeError, match=r"^a JSON snapshot is a tree, but this one reaches "):
+            thaw_json(cast(JsonValue, value))
+    # Every empty tuple is one object in CPython; a snapshot of [[], []] holds it twice.
+    assert thaw_json(snapshot_json([[], []])) == [[], []]
+
+
 # Hypothesis: any JSON-able value survives snapshot -> thaw -> json text -> parse unchanged.
 json_scalars = support.json_scalars(int_bound=(1 << MAX_JSON_INT_BITS) - 1, text_size=20)
 json_values = support.json_values(json_scalars, key_size=8, width=5, max_leaves=25)

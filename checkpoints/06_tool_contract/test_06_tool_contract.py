@@ -17,7 +17,7 @@ import json
 import math
 import types
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import given, settings
@@ -27,7 +27,7 @@ import harness.tool as tool_module
 from checkpoints import support
 from harness.abort import AbortController, AbortError, AbortSignal
 from harness.cancel_on_abort import CancelOnAbort
-from harness.protocol import ToolCall, ToolResultMessage, thaw_json
+from harness.protocol import JsonObject, ToolCall, ToolResultMessage, thaw_json
 from harness.tool import (
     NonRecoverableToolError,
     ToolContext,
@@ -1584,6 +1584,106 @@ async def test_a_malformed_call_raises_before_any_lookup(
     with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_CALL: {message}$"):
         await run(registry, proposed)
     assert looked_at == []
+
+
+class RecordingDict(dict[str, object]):
+    """A dict subclass that records every method a reader calls on it."""
+
+    def __init__(self, **fields: object) -> None:
+        super().__init__(**fields)
+        self.calls: list[str] = []
+
+    def __iter__(self) -> Iterator[str]:
+        self.calls.append("__iter__")
+        return super().__iter__()
+
+    def items(self) -> Any:
+        self.calls.append("items")
+        return super().items()
+
+    def keys(self) -> Any:
+        self.calls.append("keys")
+        return super().keys()
+
+    def copy(self) -> dict[str, object]:
+        self.calls.append("copy")
+        return {"left": "not what the dict holds"}
+
+
+def hand_made_call(arguments: dict[str, object]) -> ToolCall:
+    """Return a ToolCall built with its constructor, around a mapping nobody snapshotted."""
+    forged = cast(JsonObject, types.MappingProxyType(arguments))
+    return ToolCall(id="c", name="echo", arguments=forged)
+
+
+def cyclic_arguments() -> dict[str, object]:
+    arguments: dict[str, object] = {}
+    arguments["self"] = types.MappingProxyType(arguments)
+    return arguments
+
+
+@lab_6_4
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"left": [1]}, "list is not part of a JSON snapshot"),
+        ({"left": {"nested": 1}}, "dict is not part of a JSON snapshot"),
+        ({"x": math.nan}, r"\$\.x: NaN is not a JSON number"),
+        ({1: "key"}, r"\$: object keys must be str, got int"),
+        (cyclic_arguments(), "a JSON snapshot is a tree, but this one reaches a container twice"),
+    ],
+    ids=["mutable-list", "mutable-dict", "nan", "int-key", "cycle"],
+)
+async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
+    arguments: dict[str, object], message: str
+) -> None:
+    # ToolCall's constructor checks only that arguments is a mappingproxy; ToolCall.create is
+    # the door for plain data. The executor trusts the record's id and name, not what the
+    # mappingproxy wraps.
+    validated: list[object] = []
+
+    def validate(arguments: object) -> Decision:
+        validated.append(arguments)
+        return accept(arguments)
+
+    registry = registry_with(tool(validate=validate))
+    with pytest.raises(
+        ToolContractError,
+        match=rf"^INVALID_TOOL_CALL: call arguments must be a JSON object snapshot "
+        rf"\(see ToolCall\.create\): {message}$",
+    ):
+        await run(registry, hand_made_call(arguments))
+    assert validated == []
+
+
+@lab_6_4
+async def test_a_tool_call_around_a_dict_subclass_is_refused_without_running_it() -> None:
+    arguments = RecordingDict(left=1)
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_CALL: call arguments must be a JSON object snapshot "
+        r"\(see ToolCall\.create\): a read-only mapping of a JSON snapshot wraps a plain dict$",
+    ):
+        await run(registry_with(tool()), hand_made_call(arguments))
+    assert arguments.calls == []
+
+
+@lab_6_4
+async def test_a_tool_call_made_by_create_gives_the_validator_a_private_copy() -> None:
+    shared: list[object] = [1]
+    proposed = ToolCall.create(id="c", name="echo", arguments={"left": shared, "n": {"k": 2}})
+
+    def validate(arguments: Any) -> Decision:
+        assert arguments == {"left": [1], "n": {"k": 2}}
+        assert type(arguments["left"]) is list
+        assert type(arguments["n"]) is dict
+        arguments["left"].append("changed by the validator")
+        return accept(arguments)
+
+    result = await run(registry_with(tool(validate=validate)), proposed)
+    assert result.content == '{"left":[1,"changed by the validator"],"n":{"k":2}}'
+    assert proposed.arguments == {"left": (1,), "n": {"k": 2}}
+    assert shared == [1]
 
 
 @lab_6_4

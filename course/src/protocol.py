@@ -43,6 +43,7 @@ __all__ = [
     "thaw_json",
 ]
 
+import gc
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -568,22 +569,42 @@ def copy_json_object(value: object) -> dict[str, object]:
     # END LAB 1.2
 
 
+def _wrapped_dict(proxy: MappingProxyType[str, JsonValue]) -> dict[str, JsonValue]:
+    """Return the plain dict that a snapshot's read-only mapping wraps; refuse anything else."""
+    # A mappingproxy passes every read (iteration, items, copy) on to the mapping it wraps, and
+    # anyone can wrap any mapping, with methods of its own. gc.get_referents returns the wrapped
+    # object itself, so its type is checked before anything of it runs.
+    (wrapped,) = gc.get_referents(proxy)
+    if type(wrapped) is not dict:
+        raise TypeError("a read-only mapping of a JSON snapshot wraps a plain dict")
+    return cast("dict[str, JsonValue]", wrapped)
+
+
 def thaw_json(value: JsonValue) -> object:
     """Return a plain, mutable dict/list copy of a snapshot, ready for ``json.dumps``.
 
-    Raises TypeError if ``value`` is not in the frozen form that snapshot_json returns.
+    Raises TypeError if ``value`` is not in the frozen form that snapshot_json returns: a tree
+    of tuples and read-only mappings of plain dicts, with exact JSON scalars as leaves.
     """
     # BEGIN LAB 1.2
     # Mutable containers can be created before their children are known, so this walk fills
     # each one in place: a work item is (frozen value, function that stores its thawed copy).
     holder: list[object] = []
     work: list[tuple[object, Callable[[object], None]]] = [(value, holder.append)]
+    reached: set[int] = set()  # containers met so far: in a tree, each is met once
     while work:
         item, store = work.pop()
+        if type(item) is MappingProxyType or (type(item) is tuple and item):
+            # A hand-made "snapshot" may hold a container twice, or itself: refuse it before
+            # the walk copies it twice, or forever. (Every () is one shared object in CPython.)
+            if id(item) in reached:
+                raise TypeError("a JSON snapshot is a tree, but this one reaches a container twice")
+            reached.add(id(item))
         if type(item) is MappingProxyType:
-            thawed_object: dict[str, object] = dict.fromkeys(item)  # keys first: order survives
+            fields = _wrapped_dict(item)
+            thawed_object: dict[str, object] = dict.fromkeys(fields)  # keys first: order survives
             work.extend(
-                (child, partial(thawed_object.__setitem__, key)) for key, child in item.items()
+                (child, partial(thawed_object.__setitem__, key)) for key, child in fields.items()
             )
             store(thawed_object)
         elif type(item) is tuple:

@@ -68,7 +68,6 @@ from typing import Final, cast
 from harness.abort import AbortSignal
 from harness.cancel_on_abort import CancelOnAbort
 from harness.protocol import (
-    JsonObject,
     JsonSnapshotError,
     ToolCall,
     ToolResultMessage,
@@ -200,8 +199,17 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
     does to it, the caller's call stays as it was, and the value it accepts is made of
     containers the serializer can write.
     """
-    if type(call) is ToolCall:  # frozen and validated when it was made
-        return call.id, call.name, _private_copy(call.arguments)
+    if type(call) is ToolCall:  # frozen, its id and name checked when it was made
+        # Its constructor checks only that the arguments are a read-only mapping (anyone can
+        # make one by hand), so they are thawed and then checked like a dict call's.
+        call_id, name, arguments = call.id, call.name, call.arguments
+        try:
+            return call_id, name, copy_json_object(thaw_json(arguments))
+        except (TypeError, JsonSnapshotError) as exc:
+            raise ToolContractError(
+                INVALID_TOOL_CALL,
+                f"call arguments must be a JSON object snapshot (see ToolCall.create): {exc}",
+            ) from exc
     if type(call) is not dict:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call must be a ToolCall or a dict, got {type_name(call)}"
@@ -220,22 +228,6 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call arguments must be a JSON object: {exc}"
         ) from exc
-
-
-# What a snapshot holds where the plain copy needs a dict or a list.
-_FROZEN_CONTAINERS: Final = frozenset({tuple, types.MappingProxyType})
-
-
-def _private_copy(arguments: JsonObject) -> dict[str, object]:
-    """Return a plain, mutable copy of a ToolCall's frozen arguments."""
-    # Most arguments are flat: a snapshot wraps a dict of its own, and copy() copies that dict
-    # in C. Nested ones hold frozen containers, and thaw_json copies those all the way down.
-    assert type(arguments) is types.MappingProxyType  # every snapshot is one
-    copy: dict[str, object] = arguments.copy()
-    for value in copy.values():
-        if type(value) in _FROZEN_CONTAINERS:
-            return cast("dict[str, object]", thaw_json(arguments))
-    return copy
 
 
 def _validate(definition: ToolDefinition, arguments: dict[str, object]) -> object:
