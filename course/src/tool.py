@@ -287,6 +287,26 @@ def _retrieve_exception(future: asyncio.Future[object]) -> None:
 
 
 # --8<-- [start:run-the-tool]
+@types.coroutine
+def _resume(
+    running: Coroutine[object, None, object], waiting_on: object
+) -> Generator[object, None, object]:
+    """Finish a coroutine that already took its first step, exactly as if it had been awaited."""
+    # A task drives a coroutine with send(None) when what it waits on is ready, and with
+    # throw() to cancel it. `yield from` does both for a coroutine it starts itself; this one
+    # already yielded `waiting_on`, so the task gets that first, and a throw goes to the tool.
+    while True:
+        try:
+            yield waiting_on
+        except BaseException as exc:  # the task threw something in, usually a cancellation
+            try:
+                waiting_on = running.throw(exc)  # the tool may await again while cleaning up
+            except StopIteration as finished:
+                return finished.value
+        else:
+            return (yield from running.__await__())  # resumes it with send(None), as the task would
+
+
 async def _execute(definition: ToolDefinition, value: object, context: ToolContext) -> object:
     """Run the tool in this task, where an abort while it waits cancels it; return its output."""
     # A coroutine runs its first step right here, up to its first real wait. A tool that never
@@ -317,26 +337,6 @@ async def _execute(definition: ToolDefinition, value: object, context: ToolConte
             raise failure  # the same object, to stop the run
         raise _RecoverableToolError(TOOL_EXECUTION_FAILED, describe_exception(failure))
     return output
-
-
-@types.coroutine
-def _resume(
-    running: Coroutine[object, None, object], waiting_on: object
-) -> Generator[object, None, object]:
-    """Finish a coroutine that already took its first step, exactly as if it had been awaited."""
-    # A task drives a coroutine with send(None) when what it waits on is ready, and with
-    # throw() to cancel it. `yield from` does both for a coroutine it starts itself; this one
-    # already yielded `waiting_on`, so the task gets that first, and a throw goes to the tool.
-    while True:
-        try:
-            yield waiting_on
-        except BaseException as exc:  # the task threw something in, usually a cancellation
-            try:
-                waiting_on = running.throw(exc)  # the tool may await again while cleaning up
-            except StopIteration as finished:
-                return finished.value
-        else:
-            return (yield from running.__await__())  # resumes it with send(None), as the task would
 
 
 # --8<-- [end:run-the-tool]

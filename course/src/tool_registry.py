@@ -245,6 +245,27 @@ class ToolSpec:
 # --8<-- [end:spec]
 
 
+# BEGIN LAB 6.2
+def _batch_entries(definitions: object) -> list[object]:
+    """Return the entries of a batch as a list, or raise INVALID_TOOL_BATCH."""
+    # A dict or a str is iterable, but iterating one yields keys or characters: never a batch.
+    kind = type(definitions)
+    if kind is dict or kind is str or kind is bytes or kind is ToolDefinition:
+        raise ToolContractError(
+            INVALID_TOOL_BATCH,
+            f"a batch must be an iterable of definitions, got {type_name(definitions)}",
+        )
+    try:
+        return list(cast("Iterable[object]", definitions))
+    except Exception as exc:  # the caller's iterator failed: the whole batch is refused
+        raise ToolContractError(
+            INVALID_TOOL_BATCH, f"the batch could not be read: {describe_exception(exc)}"
+        ) from exc
+
+
+# END LAB 6.2
+
+
 # --8<-- [start:registry]
 class ToolRegistry:
     """Own the frozen tool definitions one agent run may use; there is no global registry."""
@@ -317,24 +338,3 @@ class ToolRegistry:
 
 
 # --8<-- [end:registry]
-
-
-# BEGIN LAB 6.2
-def _batch_entries(definitions: object) -> list[object]:
-    """Return the entries of a batch as a list, or raise INVALID_TOOL_BATCH."""
-    # A dict or a str is iterable, but iterating one yields keys or characters: never a batch.
-    kind = type(definitions)
-    if kind is dict or kind is str or kind is bytes or kind is ToolDefinition:
-        raise ToolContractError(
-            INVALID_TOOL_BATCH,
-            f"a batch must be an iterable of definitions, got {type_name(definitions)}",
-        )
-    try:
-        return list(cast("Iterable[object]", definitions))
-    except Exception as exc:  # the caller's iterator failed: the whole batch is refused
-        raise ToolContractError(
-            INVALID_TOOL_BATCH, f"the batch could not be read: {describe_exception(exc)}"
-        ) from exc
-
-
-# END LAB 6.2
