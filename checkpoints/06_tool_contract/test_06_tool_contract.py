@@ -1841,6 +1841,39 @@ async def test_an_abort_wins_over_a_fatal_error_raised_after_it(waits: bool) -> 
 
 
 @lab_6_4
+async def test_a_call_nested_on_the_same_signal_lets_the_cancellation_through() -> None:
+    # A tool that runs another call on its own signal, as a sub-agent tool would. On abort,
+    # both guards cancel the one task. The inner guard sees a cancellation it did not cause
+    # (the outer one's) and lets CancelledError through, as nested asyncio.timeout blocks do;
+    # the outer call, the one its caller awaits, raises the abort reason.
+    controller = AbortController()
+    started = asyncio.Event()
+    inner_saw: list[str] = []
+
+    async def wait_forever(value: object, context: ToolContext) -> object:
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    inner = ToolRegistry([tool("inner", execute=wait_forever)])
+
+    async def delegate(value: object, context: ToolContext) -> object:
+        try:
+            return await execute_tool_call(inner, call("inner", {}), context.signal)
+        except BaseException as exc:
+            inner_saw.append(type(exc).__name__)
+            raise
+
+    registry = registry_with(tool("outer", execute=delegate))
+    pending = await start_call(registry, call("outer", {}), controller.signal, started)
+    controller.abort(StopError("stop both"))
+    with pytest.raises(StopError, match=r"^stop both$"):
+        await pending
+    assert inner_saw == ["CancelledError"]
+    assert_no_cancellation_is_pending()
+
+
+@lab_6_4
 async def test_a_tool_that_swallows_the_cancellation_still_publishes_nothing() -> None:
     controller = AbortController()
     started = asyncio.Event()
