@@ -6,6 +6,7 @@ these tests are the fast part that ``nox -s tests`` runs.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,26 @@ def test_translated_page_keeps_the_sections_and_anchors_of_its_english_page(page
 
 def test_nav_translations_and_home_pages_follow_the_manifests() -> None:
     assert navigation_problems(load_catalog()) == []
+
+
+MESSAGE_TABLE = re.compile(
+    r"<!-- lab-6\.4-messages:start -->\n(?P<table>.*?)<!-- lab-6\.4-messages:end -->", re.DOTALL
+)
+MESSAGE_CELL = re.compile(r"^\|[^|]*\| `(?P<message>[^`]+)`", re.MULTILINE)
+
+
+@pytest.mark.parametrize("page", ["06_tool_contract.md", "06_tool_contract.vi.md"])
+def test_the_lab_6_4_messages_on_the_page_are_the_ones_its_tests_pin(page: str) -> None:
+    # The table promises "each example is taken from a test". The tests write some messages as
+    # regular expressions, so their escapes are dropped before searching.
+    text = (ROOT / "docs/checkpoints" / page).read_text(encoding="utf-8")
+    table = MESSAGE_TABLE.search(text)
+    assert table is not None, f"{page} has no Lab 6.4 message table"
+    messages = [cell["message"].removesuffix("…") for cell in MESSAGE_CELL.finditer(table["table"])]
+    assert len(messages) >= 15
+    tests = (ROOT / "checkpoints/06_tool_contract/test_06_tool_contract.py").read_text("utf-8")
+    unescaped = tests.replace("\\", "")
+    assert [m for m in messages if m not in unescaped] == []
 
 
 def test_vendored_mermaid_matches_its_pinned_hashes() -> None:
