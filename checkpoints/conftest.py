@@ -16,6 +16,7 @@ This file is copied unchanged into every practice folder.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass, field
@@ -67,11 +68,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_REPORT_KEY] = LabReport()
 
 
+# Shown under a test that failed with CancelledError: its traceback ends in pytest-asyncio's
+# runner, and nothing in it points at the code that cancelled.
+CANCELLED_TEST_HINT = (
+    "The test's own task was cancelled: something called cancel() on the task that runs the "
+    "test, and the CancelledError struck at a later await. A usual cause is an abort listener "
+    "that cancels the running task directly instead of from a loop callback "
+    "(loop.call_soon), so the cancellation outlives the call; see the Cancellation section "
+    "of checkpoint 06."
+)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
-    item: pytest.Item,
+    item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
+    if report.failed and call.excinfo is not None and call.excinfo.type is asyncio.CancelledError:
+        report.sections.append(("why CancelledError?", CANCELLED_TEST_HINT))
     marker = item.get_closest_marker("lab")
     if marker is None or (report.when != "call" and not report.failed):
         return report

@@ -410,6 +410,24 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
     assert "Lab 2.2   passing      (1 test)" in run.output
 
 
+def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_path: Path) -> None:
+    made = make_practice_folder(course, "02", tmp_path / "p02")
+    stray = made / "checkpoints" / "test_stray_cancel.py"
+    stray.write_text(
+        "import asyncio\n\n\n"
+        "async def test_cancelled_from_inside() -> None:\n"
+        "    task = asyncio.current_task()\n"
+        "    assert task is not None\n"
+        "    task.cancel()  # as a listener that cancels the running task directly would\n"
+        "    await asyncio.sleep(0)\n",
+        encoding="utf-8",
+    )
+    run = run_focused_tests(made, ["checkpoints/test_stray_cancel.py"], tmp_path / "run")
+    assert [o.outcome for o in run.outcomes] == ["failed"]
+    assert "why CancelledError?" in run.output
+    assert "The test's own task was cancelled" in run.output
+
+
 @pytest.mark.skipif(importlib.util.find_spec("nox") is None, reason="nox is not installed here")
 def test_the_folder_noxfile_prints_a_hint(course: Path, tmp_path: Path) -> None:
     made = make_practice_folder(course, "02", tmp_path / "p02")
