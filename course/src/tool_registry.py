@@ -28,6 +28,10 @@ from typing import Any, Final, TypeAlias, cast
 
 from harness.abort import AbortSignal
 from harness.protocol import JsonObject, JsonSnapshotError, snapshot_json_object
+
+# What a model request carries about a tool: checkpoint 04's record, so definitions() can go
+# straight into a ModelRequest.
+from harness.scripted_model import ToolSpec
 from harness.untrusted import (
     class_attribute,
     describe_exception,
@@ -222,27 +226,6 @@ def define_tool(definition: object) -> ToolDefinition:
 
 
 # --8<-- [end:define-tool]
-
-
-# --8<-- [start:spec]
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolSpec:
-    """What a model request carries about one tool: three fields, never the functions."""
-
-    name: str  # non-empty
-    description: str  # non-empty
-    parameters: JsonObject  # a frozen JSON Schema of the arguments
-
-    def __post_init__(self) -> None:
-        for field_name in ("name", "description"):
-            text = getattr(self, field_name)
-            if type(text) is not str or not text:
-                raise TypeError(f"ToolSpec.{field_name} must be a non-empty str")
-        if type(self.parameters) is not types.MappingProxyType:
-            raise TypeError("ToolSpec.parameters must be a JSON object snapshot")
-
-
-# --8<-- [end:spec]
 
 
 # BEGIN LAB 6.2
