@@ -517,19 +517,38 @@ def test_thaw_refuses_a_read_only_mapping_of_anything_but_a_plain_dict_without_r
 
 
 @lab_1_2
-def test_thaw_refuses_a_hand_made_value_that_is_not_a_tree() -> None:
-    # snapshot_json only ever makes trees; a value made by hand can hold itself, or one
-    # container twice, and would be walked forever or copied twice.
+def test_thawing_a_flat_object_never_hands_out_the_snapshots_own_dict() -> None:
+    snapshot = snapshot_json_object({"a": 1, "b": "two"})
+    thawed = cast(dict[str, Any], thaw_json(snapshot))
+    thawed["a"] = "changed"
+    assert snapshot == {"a": 1, "b": "two"}
+    assert thaw_json(snapshot) is not thawed
+
+
+@lab_1_2
+def test_thaw_stops_at_the_value_budget_so_a_hand_made_value_always_ends() -> None:
+    # First a legitimate snapshot over a small budget: a walk with no budget fails here at once,
+    # before the values below would keep it busy forever.
+    eleven_values = snapshot_json(list(range(10)))  # the list and its ten items
+    assert thaw_json(eleven_values, max_nodes=11) == list(range(10))
+    with pytest.raises(
+        TypeError, match=r"^more than 10 values: not a JSON snapshot \(a cycle\?\)$"
+    ):
+        thaw_json(eleven_values, max_nodes=10)
+    # snapshot_json only makes trees; by hand, a value can hold itself, or share a branch at
+    # every level (2**60 values to copy).
     fields: dict[str, object] = {}
     cyclic = MappingProxyType(fields)
     fields["self"] = cyclic
-    shared = (1,)
-    for value in ((shared, shared), cyclic):  # the shared one first: a walk without the check
-        # returns at once for it, and fails here, instead of walking the cycle forever.
-        with pytest.raises(TypeError, match=r"^a JSON snapshot is a tree, but this one reaches "):
-            thaw_json(cast(JsonValue, value))
-    # Every empty tuple is one object in CPython; a snapshot of [[], []] holds it twice.
-    assert thaw_json(snapshot_json([[], []])) == [[], []]
+    branch: object = (1,)
+    for _ in range(60):
+        branch = (branch, branch)
+    for endless in (cyclic, branch):
+        with pytest.raises(TypeError, match=rf"^more than {MAX_JSON_NODES} values: "):
+            thaw_json(cast(JsonValue, endless))
+    # A small shared branch is within budget; equal tuple literals are often one object.
+    shared = MappingProxyType({"xs": (1, 2), "ys": (1, 2)})
+    assert thaw_json(cast(JsonValue, shared)) == {"xs": [1, 2], "ys": [1, 2]}
 
 
 # Hypothesis: any JSON-able value survives snapshot -> thaw -> json text -> parse unchanged.

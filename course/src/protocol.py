@@ -569,6 +569,14 @@ def copy_json_object(value: object) -> dict[str, object]:
     # END LAB 1.2
 
 
+def _has_scalar_type(value: object) -> bool:
+    """Return True iff ``value`` is None or an exact bool, int, float or str."""
+    # `is`, never `in (bool, int, ...)`: that compares types with ==, and a metaclass's __eq__
+    # is code of the value's author.
+    kind = type(value)
+    return value is None or kind is str or kind is int or kind is float or kind is bool
+
+
 def _wrapped_dict(proxy: MappingProxyType[str, JsonValue]) -> dict[str, JsonValue]:
     """Return the plain dict that a snapshot's read-only mapping wraps; refuse anything else."""
     # A mappingproxy passes every read (iteration, items, copy) on to the mapping it wraps, and
@@ -580,26 +588,33 @@ def _wrapped_dict(proxy: MappingProxyType[str, JsonValue]) -> dict[str, JsonValu
     return cast("dict[str, JsonValue]", wrapped)
 
 
-def thaw_json(value: JsonValue) -> object:
+def thaw_json(value: JsonValue, *, max_nodes: int = MAX_JSON_NODES) -> object:
     """Return a plain, mutable dict/list copy of a snapshot, ready for ``json.dumps``.
 
-    Raises TypeError if ``value`` is not in the frozen form that snapshot_json returns: a tree
-    of tuples and read-only mappings of plain dicts, with exact JSON scalars as leaves.
+    Raises TypeError if ``value`` is not in the frozen form that snapshot_json returns (tuples
+    and read-only mappings of plain dicts, with exact JSON scalars as leaves), or if it holds
+    more than ``max_nodes`` values, as only a value made by hand can: one with a cycle, say.
     """
     # BEGIN LAB 1.2
+    if type(value) is MappingProxyType:  # most tool arguments are flat: one copy, in C
+        fields = _wrapped_dict(value)
+        for child in fields.values():
+            if not _has_scalar_type(child):
+                break
+        else:
+            return fields.copy()
     # Mutable containers can be created before their children are known, so this walk fills
     # each one in place: a work item is (frozen value, function that stores its thawed copy).
     holder: list[object] = []
     work: list[tuple[object, Callable[[object], None]]] = [(value, holder.append)]
-    reached: set[int] = set()  # containers met so far: in a tree, each is met once
+    # A value made by hand can hold itself, or share a branch at every level: the walk would
+    # never end, or copy 2**depth values. The budget that bounds every snapshot bounds it too.
+    budget = max_nodes
     while work:
         item, store = work.pop()
-        if type(item) is MappingProxyType or (type(item) is tuple and item):
-            # A hand-made "snapshot" may hold a container twice, or itself: refuse it before
-            # the walk copies it twice, or forever. (Every () is one shared object in CPython.)
-            if id(item) in reached:
-                raise TypeError("a JSON snapshot is a tree, but this one reaches a container twice")
-            reached.add(id(item))
+        budget -= 1
+        if budget < 0:
+            raise TypeError(f"more than {max_nodes} values: not a JSON snapshot (a cycle?)")
         if type(item) is MappingProxyType:
             fields = _wrapped_dict(item)
             thawed_object: dict[str, object] = dict.fromkeys(fields)  # keys first: order survives
@@ -613,7 +628,7 @@ def thaw_json(value: JsonValue) -> object:
                 (child, partial(thawed_array.__setitem__, i)) for i, child in enumerate(item)
             )
             store(thawed_array)
-        elif item is None or type(item) in (bool, int, float, str):
+        elif _has_scalar_type(item):
             store(item)
         else:
             raise TypeError(f"{type(item).__name__} is not part of a JSON snapshot")
