@@ -19,7 +19,7 @@ from practice.commands import CommandError, checkpoints_through, find_lab, hint_
 from practice.regions import LabMarkerError
 from practice.scaffold import PracticeError, make_practice_folder
 from practice.tests.fake_course import write_fake_course
-from practice.tests.scaffold_runs import focused_test_paths, run_focused_tests
+from practice.tests.scaffold_runs import ScaffoldRun, focused_test_paths, run_focused_tests
 
 PRACTICE = Path(__file__).resolve().parents[1]
 
@@ -410,22 +410,44 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
     assert "Lab 2.2   passing      (1 test)" in run.output
 
 
-def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_path: Path) -> None:
+def run_extra_test_file(course: Path, tmp_path: Path, source: str) -> ScaffoldRun:
+    """Run one more test file, written into a fresh practice folder, with its conftest."""
     made = make_practice_folder(course, "02", tmp_path / "p02")
-    stray = made / "checkpoints" / "test_stray_cancel.py"
-    stray.write_text(
+    (made / "checkpoints" / "test_extra.py").write_text(source, encoding="utf-8")
+    return run_focused_tests(made, ["checkpoints/test_extra.py"], tmp_path / "run")
+
+
+def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_path: Path) -> None:
+    run = run_extra_test_file(
+        course,
+        tmp_path,
         "import asyncio\n\n\n"
         "async def test_cancelled_from_inside() -> None:\n"
         "    task = asyncio.current_task()\n"
         "    assert task is not None\n"
         "    task.cancel()  # as a listener that cancels the running task directly would\n"
         "    await asyncio.sleep(0)\n",
-        encoding="utf-8",
     )
-    run = run_focused_tests(made, ["checkpoints/test_stray_cancel.py"], tmp_path / "run")
     assert [o.outcome for o in run.outcomes] == ["failed"]
     assert "why CancelledError?" in run.output
     assert "The test's own task was cancelled" in run.output
+
+
+def test_skipped_and_expected_failures_do_not_count_against_a_lab(
+    course: Path, tmp_path: Path
+) -> None:
+    run = run_extra_test_file(
+        course,
+        tmp_path,
+        "import pytest\n\n"
+        "pytestmark = pytest.mark.lab('1.1')\n\n\n"
+        "def test_passes() -> None:\n    pass\n\n\n"
+        "def test_skipped() -> None:\n    pytest.skip('not here')\n\n\n"
+        "@pytest.mark.xfail(strict=True)\n"
+        "def test_expected_to_fail() -> None:\n    raise AssertionError\n",
+    )
+    assert sorted(o.outcome for o in run.outcomes) == ["passed", "skipped", "skipped"]
+    assert "Lab 1.1   passing      (1 test)" in run.output
 
 
 @pytest.mark.skipif(importlib.util.find_spec("nox") is None, reason="nox is not installed here")
