@@ -1616,24 +1616,27 @@ def cyclic_arguments() -> dict[str, object]:
     return arguments
 
 
+NOT_A_JSON_OBJECT = "INVALID_TOOL_CALL: call arguments must be a JSON object: "
+
+
 @lab_6_4
 @pytest.mark.parametrize(
-    ("arguments", "message"),
+    ("arguments", "refused"),
     [
-        ({"left": [1]}, "list is not part of a JSON snapshot"),
-        ({"left": {"nested": 1}}, "dict is not part of a JSON snapshot"),
-        ({"x": math.nan}, r"\$\.x: NaN is not a JSON number"),
-        ({1: "key"}, r"\$: object keys must be str, got int"),
-        (cyclic_arguments(), r"more than 100000 values: not a JSON snapshot \(a cycle\?\)"),
+        ({"left": [1]}, HAND_MADE_REFUSED + "list is not part of a JSON snapshot"),
+        ({"left": {"nested": 1}}, HAND_MADE_REFUSED + "dict is not part of a JSON snapshot"),
+        ({"x": math.nan}, NOT_A_JSON_OBJECT + "$.x: NaN is not a JSON number"),
+        ({1: "key"}, NOT_A_JSON_OBJECT + "$: object keys must be str, got int"),
+        (cyclic_arguments(), HAND_MADE_REFUSED + "more than 100000 values: not a JSON snapshot"),
     ],
     ids=["mutable-list", "mutable-dict", "nan", "int-key", "cycle"],
 )
 async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
-    arguments: dict[str, object], message: str
+    arguments: dict[str, object], refused: str
 ) -> None:
     # ToolCall's constructor checks only that arguments is a mappingproxy; ToolCall.create is
-    # the door for plain data. The executor trusts the record's id and name, not what the
-    # mappingproxy wraps.
+    # the door for plain data. What the mappingproxy wraps must be a snapshot (thaw_json says
+    # so), and is then checked exactly as a dict call's arguments are.
     validated: list[object] = []
 
     def validate(arguments: object) -> Decision:
@@ -1641,8 +1644,28 @@ async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
         return accept(arguments)
 
     registry = registry_with(tool(validate=validate))
-    with pytest.raises(ToolContractError, match=rf"^{re.escape(HAND_MADE_REFUSED)}{message}$"):
+    with pytest.raises(ToolContractError, match=f"^{re.escape(refused)}"):
         await run(registry, hand_made_call(arguments))
+    assert validated == []
+
+
+@lab_6_4
+@pytest.mark.parametrize(
+    ("field", "forged", "refused"),
+    [
+        ("id", ["c"], "call id must be a non-empty str"),
+        ("name", "", "call name must be a non-empty str"),
+    ],
+)
+async def test_a_tool_call_forged_after_it_was_made_is_refused_before_any_lookup(
+    field: str, forged: object, refused: str
+) -> None:
+    proposed = call("echo", {}, "c")
+    object.__setattr__(proposed, field, forged)  # what a frozen record cannot stop
+    validated: list[object] = []
+    registry = registry_with(tool(validate=validated.append))
+    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_CALL: {refused}$"):
+        await run(registry, proposed)
     assert validated == []
 
 

@@ -68,6 +68,7 @@ from typing import Final, cast
 from harness.abort import AbortSignal
 from harness.cancel_on_abort import CancelOnAbort
 from harness.protocol import (
+    JsonObject,
     JsonSnapshotError,
     ToolCall,
     ToolResultMessage,
@@ -199,25 +200,19 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
     does to it, the caller's call stays as it was, and the value it accepts is made of
     containers the serializer can write.
     """
-    if type(call) is ToolCall:  # frozen, its id and name checked when it was made
-        # Its constructor checks only that the arguments are a read-only mapping (anyone can
-        # make one by hand), so they are thawed and then checked like a dict call's.
-        call_id, name, arguments = call.id, call.name, call.arguments
-        try:
-            return call_id, name, copy_json_object(thaw_json(arguments))
-        except (TypeError, JsonSnapshotError) as exc:
-            raise ToolContractError(
-                INVALID_TOOL_CALL,
-                f"call arguments must be a JSON object snapshot (see ToolCall.create): {exc}",
-            ) from exc
-    if type(call) is not dict:
+    if type(call) is ToolCall:
+        call_id, name, arguments = call.id, call.name, _thawed_arguments(call.arguments)
+    elif type(call) is dict:
+        mismatch = key_mismatch(call, _CALL_FIELDS)
+        if mismatch is not None:
+            raise ToolContractError(INVALID_TOOL_CALL, f"call {mismatch}")
+        call_id, name, arguments = call["id"], call["name"], call["arguments"]  # each read once
+    else:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call must be a ToolCall or a dict, got {type_name(call)}"
         )
-    mismatch = key_mismatch(call, _CALL_FIELDS)
-    if mismatch is not None:
-        raise ToolContractError(INVALID_TOOL_CALL, f"call {mismatch}")
-    call_id, name, arguments = call["id"], call["name"], call["arguments"]  # each read once
+    # A ToolCall checked these when it was made, but a frozen record can still be forged with
+    # object.__setattr__; the two checks cost less than trusting it.
     if type(call_id) is not str or not call_id:
         raise ToolContractError(INVALID_TOOL_CALL, "call id must be a non-empty str")
     if type(name) is not str or not name:
@@ -227,6 +222,19 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
     except JsonSnapshotError as exc:
         raise ToolContractError(
             INVALID_TOOL_CALL, f"call arguments must be a JSON object: {exc}"
+        ) from exc
+
+
+def _thawed_arguments(arguments: object) -> object:
+    """Return a ToolCall's frozen arguments as plain data, or refuse them as INVALID_TOOL_CALL."""
+    # ToolCall's constructor checks only that they are a read-only mapping, and anyone can wrap
+    # anything in one; thaw_json refuses what is not a snapshot without running any of it.
+    try:
+        return thaw_json(cast("JsonObject", arguments))
+    except TypeError as exc:
+        raise ToolContractError(
+            INVALID_TOOL_CALL,
+            f"call arguments must be a JSON object snapshot (see ToolCall.create): {exc}",
         ) from exc
 
 
@@ -256,9 +264,11 @@ def _validate(definition: ToolDefinition, arguments: dict[str, object]) -> objec
 
 
 def _dispose_of_awaitable(value: object) -> bool:
-    """Return True if ``value`` is awaitable, after making sure it can never warn or leak."""
+    """Return True if ``value`` is awaitable, after closing, cancelling or observing it."""
     # The awaitable is refused whatever happens here, so an error its own code raises while it
-    # is being disposed of is dropped: it must not turn the refusal into a crash.
+    # is being disposed of is dropped: it must not turn the refusal into a crash. One thing
+    # cannot be helped: a started coroutine that catches GeneratorExit and waits again refuses
+    # to close, and Python reports it when it is collected.
     if type(value) is types.CoroutineType:
         # Closing it means no "never awaited" warning; if the validator started it, its
         # finally blocks run now.
