@@ -1247,23 +1247,34 @@ async def test_a_coroutine_validator_is_refused_and_closed_without_a_warning() -
     assert executed == []
 
 
-@lab_6_4
-async def test_a_failed_future_from_a_validator_is_observed() -> None:
+@contextlib.contextmanager
+def loop_reports() -> Iterator[list[dict[str, object]]]:
+    """Collect what the running loop would log, such as "exception was never retrieved"."""
     loop = asyncio.get_running_loop()
     reports: list[dict[str, object]] = []
     loop.set_exception_handler(lambda _loop, context: reports.append(context))
     try:
-
-        def validate(arguments: object) -> object:
-            future: asyncio.Future[object] = loop.create_future()
-            future.set_exception(RuntimeError("async validator failed"))
-            return future
-
-        result = await run(registry_with(tool(validate=validate)), call("echo", {}))
-        await asyncio.sleep(0)  # let the done callback run
-        gc.collect()
+        yield reports
     finally:
         loop.set_exception_handler(None)
+
+
+async def let_late_reports_happen() -> None:
+    """Run pending done callbacks, then collect garbage: a late report is made by now."""
+    await asyncio.sleep(0)
+    gc.collect()
+
+
+@lab_6_4
+async def test_a_failed_future_from_a_validator_is_observed() -> None:
+    def validate(arguments: object) -> object:
+        future: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        future.set_exception(RuntimeError("async validator failed"))
+        return future
+
+    with loop_reports() as reports:
+        result = await run(registry_with(tool(validate=validate)), call("echo", {}))
+        await let_late_reports_happen()
     assert result.content == AWAITABLE_REFUSED
     assert reports == []
 
@@ -1284,33 +1295,23 @@ async def test_a_task_started_by_a_validator_is_cancelled() -> None:
 
 @lab_6_4
 async def test_a_future_that_fails_after_the_refusal_is_observed_and_not_cancelled() -> None:
-    loop = asyncio.get_running_loop()
-    reports: list[dict[str, object]] = []
-    loop.set_exception_handler(lambda _loop, context: reports.append(context))
     pending: list[asyncio.Future[object]] = []
-    try:
 
-        def validate(arguments: object) -> object:
-            pending.append(loop.create_future())  # someone else's: it will fail later
-            return pending[-1]
+    def validate(arguments: object) -> object:
+        pending.append(asyncio.get_running_loop().create_future())  # someone else's
+        return pending[-1]
 
+    with loop_reports() as reports:
         result = await run(registry_with(tool(validate=validate)), call("echo", {}))
         assert not pending[0].cancelled(), "a plain future belongs to someone else"
-        pending[0].set_exception(RuntimeError("failed after the refusal"))
-        await asyncio.sleep(0)  # let the done callback run
-        pending.clear()
-        gc.collect()
-    finally:
-        loop.set_exception_handler(None)
+        pending.pop().set_exception(RuntimeError("failed after the refusal"))
+        await let_late_reports_happen()
     assert result.content == AWAITABLE_REFUSED
     assert reports == []
 
 
 @lab_6_4
 async def test_refusing_a_future_runs_none_of_its_subclass_methods() -> None:
-    loop = asyncio.get_running_loop()
-    reports: list[dict[str, object]] = []
-    loop.set_exception_handler(lambda _loop, context: reports.append(context))
     called: list[str] = []
 
     class HostileFuture(asyncio.Future[object]):
@@ -1322,18 +1323,14 @@ async def test_refusing_a_future_runs_none_of_its_subclass_methods() -> None:
             called.append("exception")
             raise RuntimeError("no exception either")
 
-    try:
+    def validate(arguments: object) -> object:
+        future = HostileFuture(loop=asyncio.get_running_loop())
+        future.set_exception(ValueError("failed"))
+        return future
 
-        def validate(arguments: object) -> object:
-            future = HostileFuture(loop=loop)
-            future.set_exception(ValueError("failed"))
-            return future
-
+    with loop_reports() as reports:
         result = await run(registry_with(tool(validate=validate)), call("echo", {}))
-        await asyncio.sleep(0)  # let the done callback run
-        gc.collect()
-    finally:
-        loop.set_exception_handler(None)
+        await let_late_reports_happen()
     assert result.content == AWAITABLE_REFUSED
     assert called == []
     assert reports == []
