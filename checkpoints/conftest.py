@@ -8,6 +8,8 @@ A test says which lab it proves with ``@pytest.mark.lab("6.2")`` (or a module-le
 - ``failing``: some test of the lab failed for any other reason;
 - ``passing``: every test of the lab passed.
 
+Skipped and expected-to-fail tests say nothing about a lab and are left out of its count.
+
 So a learner never reads a bare "all passed" while a lab is still a stub.
 
 It also gives every focused test the ``tasks`` fixture (``checkpoints.support.StartedTasks``).

@@ -526,15 +526,57 @@ def test_thawing_a_flat_object_never_hands_out_the_snapshots_own_dict() -> None:
 
 
 @lab_1_2
+@pytest.mark.parametrize("nested", [False, True], ids=["flat", "nested"])
+def test_thaw_refuses_a_key_that_is_not_an_exact_str_without_hashing_it(nested: bool) -> None:
+    hashed: list[str] = []
+
+    class PosingKey(str):
+        def __hash__(self) -> int:
+            hashed.append(str.__str__(self))
+            return str.__hash__(self)
+
+    fields: dict[object, object] = {PosingKey("k"): (1,) if nested else 1}
+    hashed.clear()  # building the dict above hashed it once
+    for forged in (MappingProxyType(fields), MappingProxyType({1: "one"})):
+        with pytest.raises(TypeError, match=r"^the keys of a JSON snapshot are exact str$"):
+            thaw_json(cast(JsonValue, forged))
+    assert hashed == []
+
+
+@lab_1_2
+def test_snapshot_never_compares_types_through_a_metaclass() -> None:
+    asked: list[str] = []
+
+    class Meta(type):
+        def __eq__(cls, other: object) -> bool:
+            asked.append("__eq__")
+            return False
+
+        __hash__ = type.__hash__
+
+    class Odd(metaclass=Meta):
+        pass
+
+    with pytest.raises(JsonSnapshotError, match=r"^\$\.x: Odd is not a JSON type$"):
+        snapshot_json({"x": Odd()})
+    assert asked == []
+
+
+@lab_1_2
 def test_thaw_stops_at_the_value_budget_so_a_hand_made_value_always_ends() -> None:
     # First a legitimate snapshot over a small budget: a walk with no budget fails here at once,
     # before the values below would keep it busy forever.
     eleven_values = snapshot_json(list(range(10)))  # the list and its ten items
     assert thaw_json(eleven_values, max_nodes=11) == list(range(10))
     with pytest.raises(
-        TypeError, match=r"^more than 10 values: not a JSON snapshot \(a cycle\?\)$"
+        TypeError, match=r"^more values than max_nodes=10: not a JSON snapshot \(a cycle\?\)$"
     ):
         thaw_json(eleven_values, max_nodes=10)
+    # The same budget holds for a flat object, which is copied without the walk.
+    flat = snapshot_json_object({"a": 1, "b": 2})
+    assert thaw_json(flat, max_nodes=3) == {"a": 1, "b": 2}
+    with pytest.raises(TypeError, match=r"^more values than max_nodes=2: "):
+        thaw_json(flat, max_nodes=2)
     # snapshot_json only makes trees; by hand, a value can hold itself, or share a branch at
     # every level (2**60 values to copy).
     fields: dict[str, object] = {}
@@ -544,7 +586,7 @@ def test_thaw_stops_at_the_value_budget_so_a_hand_made_value_always_ends() -> No
     for _ in range(60):
         branch = (branch, branch)
     for endless in (cyclic, branch):
-        with pytest.raises(TypeError, match=rf"^more than {MAX_JSON_NODES} values: "):
+        with pytest.raises(TypeError, match=rf"^more values than max_nodes={MAX_JSON_NODES}: "):
             thaw_json(cast(JsonValue, endless))
     # A small shared branch is within budget; equal tuple literals are often one object.
     shared = MappingProxyType({"xs": (1, 2), "ys": (1, 2)})

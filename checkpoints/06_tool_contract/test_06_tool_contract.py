@@ -50,7 +50,7 @@ from harness.tool_output import (
     cap_content,
     serialize_output,
 )
-from harness.untrusted import MAX_DESCRIBED_CODE_POINTS
+from harness.untrusted import MAX_DESCRIBED_CODE_POINTS, own_attributes
 from harness.validators import (
     Decision,
     Field,
@@ -339,6 +339,27 @@ def test_object_schema_always_returns_a_decision(arguments: dict[str, object]) -
 # =============================================================================================
 # Lab 6.2: definitions are snapshotted once; the registry is atomic and owns frozen data
 # =============================================================================================
+
+
+# Given code: harness.untrusted (no lab tag, it passes from the start).
+def test_own_attributes_never_compares_a_planted_dict_slot_through_its_metaclass() -> None:
+    asked: list[str] = []
+
+    class Meta(type):
+        def __eq__(cls, other: object) -> bool:
+            asked.append("__eq__")
+            return True  # "yes, I am the real __dict__ descriptor"
+
+        __hash__ = type.__hash__
+
+    class Planted(metaclass=Meta):
+        pass
+
+    class Shape:
+        __dict__ = Planted()  # type: ignore[assignment]  # not the descriptor Python puts there
+
+    assert own_attributes(Shape()) is None
+    assert asked == []
 
 
 # Given code: the ToolContext record a tool receives (no lab tag, it passes from the start).
@@ -1623,8 +1644,11 @@ NOT_A_JSON_OBJECT = "INVALID_TOOL_CALL: call arguments must be a JSON object: "
         ({"left": [1]}, HAND_MADE_REFUSED + "list is not part of a JSON snapshot"),
         ({"left": {"nested": 1}}, HAND_MADE_REFUSED + "dict is not part of a JSON snapshot"),
         ({"x": math.nan}, NOT_A_JSON_OBJECT + "$.x: NaN is not a JSON number"),
-        ({1: "key"}, NOT_A_JSON_OBJECT + "$: object keys must be str, got int"),
-        (cyclic_arguments(), HAND_MADE_REFUSED + "more than 100000 values: not a JSON snapshot"),
+        ({1: "key"}, HAND_MADE_REFUSED + "the keys of a JSON snapshot are exact str"),
+        (
+            cyclic_arguments(),
+            HAND_MADE_REFUSED + "more values than max_nodes=100000: not a JSON snapshot (a cycle?)",
+        ),
     ],
     ids=["mutable-list", "mutable-dict", "nan", "int-key", "cycle"],
 )
@@ -1641,7 +1665,7 @@ async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
         return accept(arguments)
 
     registry = registry_with(tool(validate=validate))
-    with pytest.raises(ToolContractError, match=f"^{re.escape(refused)}"):
+    with pytest.raises(ToolContractError, match=f"^{re.escape(refused)}$"):
         await run(registry, hand_made_call(arguments))
     assert validated == []
 
@@ -1657,7 +1681,7 @@ async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
 async def test_a_tool_call_forged_after_it_was_made_is_refused_before_any_lookup(
     field: str, forged: object, refused: str
 ) -> None:
-    proposed = call("echo", {}, "c")
+    proposed = hand_made_call({"x": [1]})  # its arguments would be refused too, but later
     object.__setattr__(proposed, field, forged)  # what a frozen record cannot stop
     validated: list[object] = []
     registry = registry_with(tool(validate=validated.append))

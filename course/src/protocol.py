@@ -524,7 +524,9 @@ def snapshot_json(
                 nodes += 1
                 if nodes > max_nodes:
                     raise JsonSnapshotError(f"{item.path}: more than {max_nodes} values")
-                if type(current) in (dict, list, tuple):
+                # `is`, not `in (dict, list, tuple)`, which would run a metaclass's ==
+                kind = type(current)
+                if kind is dict or kind is list or kind is tuple:
                     _open_container(item, open_paths, max_depth, work)
                 else:
                     done.append(_snapshot_scalar(item))
@@ -578,13 +580,17 @@ def _has_scalar_type(value: object) -> bool:
 
 
 def _wrapped_dict(proxy: MappingProxyType[str, JsonValue]) -> dict[str, JsonValue]:
-    """Return the plain dict that a snapshot's read-only mapping wraps; refuse anything else."""
+    """Return the plain dict of str keys that a snapshot's read-only mapping wraps, or refuse."""
     # A mappingproxy passes every read (iteration, items, copy) on to the mapping it wraps, and
     # anyone can wrap any mapping, with methods of its own. gc.get_referents returns the wrapped
-    # object itself, so its type is checked before anything of it runs.
+    # object itself, so its type is checked before anything of it runs; then its keys, before
+    # copying them hashes them.
     (wrapped,) = gc.get_referents(proxy)
     if type(wrapped) is not dict:
         raise TypeError("a read-only mapping of a JSON snapshot wraps a plain dict")
+    for key in wrapped:  # iterating an exact dict runs no code
+        if type(key) is not str:
+            raise TypeError("the keys of a JSON snapshot are exact str")
     return cast("dict[str, JsonValue]", wrapped)
 
 
@@ -602,7 +608,8 @@ def thaw_json(value: JsonValue, *, max_nodes: int = MAX_JSON_NODES) -> object:
             if not _has_scalar_type(child):
                 break
         else:
-            return fields.copy()
+            if len(fields) < max_nodes:  # the object and its values, within the budget
+                return fields.copy()
     # Mutable containers can be created before their children are known, so this walk fills
     # each one in place: a work item is (frozen value, function that stores its thawed copy).
     holder: list[object] = []
@@ -614,7 +621,9 @@ def thaw_json(value: JsonValue, *, max_nodes: int = MAX_JSON_NODES) -> object:
         item, store = work.pop()
         budget -= 1
         if budget < 0:
-            raise TypeError(f"more than {max_nodes} values: not a JSON snapshot (a cycle?)")
+            raise TypeError(
+                f"more values than max_nodes={max_nodes}: not a JSON snapshot (a cycle?)"
+            )
         if type(item) is MappingProxyType:
             fields = _wrapped_dict(item)
             thawed_object: dict[str, object] = dict.fromkeys(fields)  # keys first: order survives

@@ -201,7 +201,7 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
     containers the serializer can write.
     """
     if type(call) is ToolCall:
-        call_id, name, arguments = call.id, call.name, _thawed_arguments(call.arguments)
+        call_id, name, arguments = call.id, call.name, call.arguments  # thawed below
     elif type(call) is dict:
         mismatch = key_mismatch(call, _CALL_FIELDS)
         if mismatch is not None:
@@ -217,6 +217,8 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
         raise ToolContractError(INVALID_TOOL_CALL, "call id must be a non-empty str")
     if type(name) is not str or not name:
         raise ToolContractError(INVALID_TOOL_CALL, "call name must be a non-empty str")
+    if type(call) is ToolCall:  # thawed only now: both kinds of call refuse in the same order
+        arguments = _thawed_arguments(arguments)
     try:
         return call_id, name, copy_json_object(arguments)  # checked exactly as a snapshot is
     except JsonSnapshotError as exc:

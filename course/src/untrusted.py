@@ -28,7 +28,6 @@ _mro_of: Final = type.__dict__["__mro__"].__get__  # a class's real MRO tuple
 _class_dict_of: Final = type.__dict__["__dict__"].__get__  # a class's real namespace
 _name_of: Final = type.__dict__["__name__"].__get__  # a class's real name
 _args_of: Final = BaseException.__dict__["args"].__get__  # an exception's real args tuple
-_DICT_SLOTS: Final = (types.GetSetDescriptorType, types.MemberDescriptorType)
 # An exception's message is shown up to this length: as long as any string a tool's output may
 # hold (harness.tool_output), and a huge message is never copied whole.
 MAX_DESCRIBED_CODE_POINTS: Final = 4096
@@ -58,7 +57,8 @@ def own_attributes(value: object) -> dict[str, object] | None:
     # property. Here we fetch the slot from the class namespaces and accept it only if it is the
     # C descriptor Python itself puts there.
     slot = class_attribute(type(value), "__dict__")
-    if type(slot) not in _DICT_SLOTS:
+    kind = type(slot)  # compared with `is`: `in` would run == of its metaclass, foreign code
+    if kind is not types.GetSetDescriptorType and kind is not types.MemberDescriptorType:
         return None
     try:
         own = cast("Any", slot).__get__(value, type(value))

@@ -83,7 +83,8 @@ def test_the_lab_6_4_messages_on_the_page_are_the_ones_its_tests_pin(page: str) 
         (row["outcome"], row["message"].removesuffix("…"))
         for row in MESSAGE_ROW.finditer(table["table"])
     ]
-    assert len(rows) >= 15
+    body = [line for line in table["table"].splitlines() if line.startswith("|")][2:]
+    assert len(rows) == len(body) >= 15, "every row is | `outcome` … | `message` … |"
     tests = top_level_sources(ROOT / "checkpoints/06_tool_contract/test_06_tool_contract.py")
     unpinned = [
         (outcome, message)
