@@ -200,6 +200,7 @@ def _snapshot_call(call: object) -> tuple[str, str, dict[str, object]]:
     does to it, the caller's call stays as it was, and the value it accepts is made of
     containers the serializer can write.
     """
+    arguments: object  # a frozen snapshot or plain data, checked below either way
     if type(call) is ToolCall:
         call_id, name, arguments = call.id, call.name, call.arguments  # thawed below
     elif type(call) is dict:
