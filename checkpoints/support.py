@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-__all__ = ["StartedTasks", "json_scalars", "json_values"]
+__all__ = ["StartedTasks", "json_scalars", "json_values", "watched_class_instance"]
 
 T = TypeVar("T")
 
@@ -67,3 +67,30 @@ def json_values(
         ),
         max_leaves=max_leaves,
     )
+
+
+def watched_class_instance() -> tuple[object, list[str]]:
+    """Return an object whose class's metaclass records each ``==`` or hash asked of the class.
+
+    Checking ``type(x) in (A, B)`` or ``type(x) in frozenset(...)`` asks exactly that, and a
+    metaclass's ``__eq__`` and ``__hash__`` are code of whoever wrote ``x``; ``type(x) is A``
+    asks nothing. A test passes the object where a record or a walk checks types, then asserts
+    that the list stayed empty.
+    """
+    asked: list[str] = []
+
+    class Watched(type):
+        def __eq__(cls, other: object) -> bool:
+            asked.append("__eq__")
+            return False
+
+        def __hash__(cls) -> int:
+            asked.append("__hash__")
+            return id(cls)
+
+    class Odd(metaclass=Watched):
+        pass
+
+    odd = Odd()
+    asked.clear()  # making the class may have hashed it
+    return odd, asked

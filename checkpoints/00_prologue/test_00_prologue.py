@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 import pytest
 
+from checkpoints import support
 from harness.prologue import TraceStep, complete_trace
 from harness.protocol import AssistantMessage, ToolResultMessage, UserMessage
 
@@ -112,3 +113,10 @@ def test_a_step_refuses_a_bad_position_actor_or_message(
     fields = {"position": step.position, "actor": step.actor, "message": step.message}
     with pytest.raises(error, match=message):
         TraceStep(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+def test_a_trace_step_checks_its_message_type_without_asking_a_metaclass() -> None:
+    odd, asked = support.watched_class_instance()
+    with pytest.raises(TypeError, match=r"^TraceStep\.message must be a Message: Odd$"):
+        TraceStep(position=0, actor="user", message=odd)  # type: ignore[arg-type]
+    assert asked == []

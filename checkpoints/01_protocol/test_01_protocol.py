@@ -545,20 +545,9 @@ def test_thaw_refuses_a_key_that_is_not_an_exact_str_without_hashing_it(nested: 
 
 @lab_1_2
 def test_snapshot_never_compares_types_through_a_metaclass() -> None:
-    asked: list[str] = []
-
-    class Meta(type):
-        def __eq__(cls, other: object) -> bool:
-            asked.append("__eq__")
-            return False
-
-        __hash__ = type.__hash__
-
-    class Odd(metaclass=Meta):
-        pass
-
+    odd, asked = support.watched_class_instance()
     with pytest.raises(JsonSnapshotError, match=r"^\$\.x: Odd is not a JSON type$"):
-        snapshot_json({"x": Odd()})
+        snapshot_json({"x": odd})
     assert asked == []
 
 
@@ -736,3 +725,12 @@ def test_copy_json_object_gives_nested_containers_of_their_own() -> None:
     assert copy["owner"] is not value["owner"]
     assert type(copy["tags"]) is list
     assert type(copy["owner"]) is dict
+
+
+def test_a_record_checks_item_types_without_asking_a_metaclass() -> None:
+    odd, asked = support.watched_class_instance()
+    with pytest.raises(
+        TypeError, match=r"^UserMessage\.content\[0\] must be one of TextBlock, got Odd$"
+    ):
+        UserMessage(content=(odd,))  # type: ignore[arg-type]
+    assert asked == []

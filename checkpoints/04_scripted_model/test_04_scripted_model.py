@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checkpoints.support import StartedTasks
+from checkpoints.support import StartedTasks, watched_class_instance
 from harness.abort import AbortController, AbortError, AbortSignal, SignalState
 from harness.event_stream import EventStream
 from harness.protocol import (
@@ -839,3 +839,12 @@ async def test_repr_shows_position_requests_and_running_streams() -> None:
     assert repr(model) == "<ScriptedModel remaining=1 requests=1 active_streams=1>"
     await _collect(stream)
     assert repr(model) == "<ScriptedModel remaining=1 requests=1 active_streams=0>"
+
+
+def test_the_script_records_check_types_without_asking_a_metaclass() -> None:
+    odd, asked = watched_class_instance()
+    with pytest.raises(TypeError, match=r"^ModelRequest\.messages\[0\] has unexpected type Odd$"):
+        ModelRequest(messages=(odd,))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^ScriptedResponse\.result must be StreamDone or "):
+        ScriptedResponse(result=odd)  # type: ignore[arg-type]
+    assert asked == []

@@ -35,7 +35,12 @@ class TraceStep:
             raise ValueError(f"TraceStep.position must be an int >= 0, got {self.position!r}")
         if self.actor not in ("user", "model", "harness"):
             raise ValueError(f"TraceStep.actor must be user, model or harness: {self.actor!r}")
-        if type(self.message) not in (UserMessage, AssistantMessage, ToolResultMessage):
+        kind = type(self.message)  # `is`, not `in (...)`, which would run a metaclass's ==
+        if (
+            kind is not UserMessage
+            and kind is not AssistantMessage
+            and kind is not ToolResultMessage
+        ):
             raise TypeError(f"TraceStep.message must be a Message: {type(self.message).__name__}")
 
 

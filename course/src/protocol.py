@@ -92,7 +92,8 @@ def _require_tuple_of(owner: str, field: str, value: object, allowed: tuple[type
     if type(value) is not tuple:
         raise TypeError(f"{owner}.{field} must be a tuple, got {type(value).__name__}")
     for index, item in enumerate(value):
-        if type(item) not in allowed:
+        # `is`, not `in allowed`: that compares types with ==, which runs a metaclass's code
+        if not any(type(item) is kind for kind in allowed):
             raise TypeError(
                 f"{owner}.{field}[{index}] must be one of "
                 f"{', '.join(t.__name__ for t in allowed)}, got {type(item).__name__}"

@@ -61,9 +61,9 @@ from harness.protocol import (
     snapshot_json_object,
 )
 
-_MESSAGE_TYPES = frozenset({UserMessage, AssistantMessage, ToolResultMessage})
-_EVENT_TYPES = frozenset({TextDelta, ToolCallEvent})
-_FINAL_TYPES = frozenset({StreamDone, StreamFailed})  # a script never says "aborted" itself
+_MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
+_EVENT_TYPES = (TextDelta, ToolCallEvent)
+_FINAL_TYPES = (StreamDone, StreamFailed)  # a script never says "aborted" itself
 
 
 class ScriptExhaustedError(RuntimeError):
@@ -106,7 +106,7 @@ class ModelRequest:
 
     def __post_init__(self) -> None:
         _require_items("ModelRequest.messages", self.messages, _MESSAGE_TYPES)
-        _require_items("ModelRequest.tools", self.tools, frozenset({ToolSpec}))
+        _require_items("ModelRequest.tools", self.tools, (ToolSpec,))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -118,7 +118,7 @@ class ScriptedResponse:
 
     def __post_init__(self) -> None:
         _require_items("ScriptedResponse.events", self.events, _EVENT_TYPES)
-        if type(self.result) not in _FINAL_TYPES:
+        if not _is_one_of(self.result, _FINAL_TYPES):
             raise TypeError(
                 "ScriptedResponse.result must be StreamDone or StreamFailed, "
                 f"got {_type(self.result)}"
@@ -152,12 +152,18 @@ def _type(value: object) -> str:
     return type(value).__name__
 
 
-def _require_items(field: str, value: object, allowed: frozenset[type]) -> None:
+def _is_one_of(value: object, allowed: tuple[type, ...]) -> bool:
+    """Return True iff the exact type of ``value`` is one of ``allowed``."""
+    # `is`, not `in allowed`: that compares (or hashes) types, which runs a metaclass's code.
+    return any(type(value) is kind for kind in allowed)
+
+
+def _require_items(field: str, value: object, allowed: tuple[type, ...]) -> None:
     """Refuse anything but an exact tuple whose items are exactly of the allowed types."""
     if type(value) is not tuple:
         raise TypeError(f"{field} must be a tuple, got {_type(value)}")
     for index, item in enumerate(value):
-        if type(item) not in allowed:
+        if not _is_one_of(item, allowed):
             raise TypeError(f"{field}[{index}] has unexpected type {_type(item)}")
 
 
