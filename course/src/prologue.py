@@ -19,6 +19,7 @@ from harness.protocol import (
 
 # Who produced a step. The model only ever proposes; the harness is the code that runs tools.
 Actor = Literal["user", "model", "harness"]
+_MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
 
 
 # --8<-- [start:step]
@@ -35,12 +36,8 @@ class TraceStep:
             raise ValueError(f"TraceStep.position must be an int >= 0, got {self.position!r}")
         if self.actor not in ("user", "model", "harness"):
             raise ValueError(f"TraceStep.actor must be user, model or harness: {self.actor!r}")
-        kind = type(self.message)  # `is`, not `in (...)`, which would run a metaclass's ==
-        if (
-            kind is not UserMessage
-            and kind is not AssistantMessage
-            and kind is not ToolResultMessage
-        ):
+        # `is`, not `in (...)`: comparing classes with == would run a metaclass's code
+        if not any(type(self.message) is kind for kind in _MESSAGE_TYPES):
             raise TypeError(f"TraceStep.message must be a Message: {type(self.message).__name__}")
 
 
