@@ -124,32 +124,33 @@ def give_checkpoint_01_modules(course: Path, given: dict[str, str]) -> None:
         (course / "course/src" / name).write_text(source, encoding="utf-8")
 
 
-def test_a_module_without_labs_is_given_whole_and_named_as_given(
-    course: Path, tmp_path: Path
-) -> None:
-    helper = (
-        'def shout(text: str) -> str:\n    """Return it in capitals."""\n    return text.upper()\n'
-    )
-    give_checkpoint_01_modules(course, {"helpers.py": helper})
-    made = make_practice_folder(course, "01", tmp_path / "p01")
-    assert (made / "course/src/helpers.py").read_text(encoding="utf-8") == helper
-    guide = (made / "LEARNING.md").read_text(encoding="utf-8")
-    assert (
-        "- `course/src/counter.py`: the modules you write. `course/src/helpers.py`: given whole "
-        "(no lab in it); your code uses it.\n" in guide
-    )
+SHOUT = 'def shout(text: str) -> str:\n    """Return it in capitals."""\n    return text.upper()\n'
 
 
-def test_several_modules_without_labs_are_named_together_as_given(
-    course: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [
+        (
+            {"helpers.py": SHOUT},
+            "`course/src/helpers.py`: given whole (no lab in it); your code uses it.",
+        ),
+        (
+            {"a.py": '"""Given."""\n', "b.py": '"""Given."""\n'},
+            "`course/src/a.py`, `course/src/b.py`: given whole (no lab in them); "
+            "your code uses them.",
+        ),
+    ],
+    ids=["one", "several"],
+)
+def test_modules_without_labs_are_given_whole_and_named_as_given(
+    course: Path, tmp_path: Path, given: dict[str, str], named: str
 ) -> None:
-    give_checkpoint_01_modules(course, {"a.py": '"""Given."""\n', "b.py": '"""Given."""\n'})
+    give_checkpoint_01_modules(course, given)
     made = make_practice_folder(course, "01", tmp_path / "p01")
+    for name, source in given.items():
+        assert (made / "course/src" / name).read_text(encoding="utf-8") == source
     guide = (made / "LEARNING.md").read_text(encoding="utf-8")
-    assert (
-        "- `course/src/counter.py`: the modules you write. `course/src/a.py`, `course/src/b.py`: "
-        "given whole (no lab in them); your code uses them.\n" in guide
-    )
+    assert f"- `course/src/counter.py`: the modules you write. {named}\n" in guide
 
 
 def test_the_guide_names_a_place_once_even_when_a_module_has_it_twice(
