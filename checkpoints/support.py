@@ -70,16 +70,22 @@ def json_values(
 
 
 def watched_class_instance() -> tuple[object, list[str]]:
-    """Return an object whose class's metaclass records each ``==`` or hash asked of the class.
+    """Return an object whose class's metaclass records each ``==``, hash or name asked of it.
 
-    Checking ``type(x) in (A, B)`` or ``type(x) in frozenset(...)`` asks exactly that, and a
-    metaclass's ``__eq__`` and ``__hash__`` are code of whoever wrote ``x``; ``type(x) is A``
-    asks nothing. A test passes the object where a record or a walk checks types, then asserts
-    that the list stayed empty.
+    Checking ``type(x) in (A, B)`` or ``type(x) in frozenset(...)`` asks exactly that, and so
+    does ``type(x).__name__`` in an error message; a metaclass's ``__eq__``, ``__hash__`` and
+    ``__getattribute__`` are code of whoever wrote ``x``. ``type(x) is A`` asks nothing, and
+    nor does reading the name through ``type``'s own descriptor. A test passes the object where
+    a record or a walk checks types, then asserts that the list stayed empty.
     """
     asked: list[str] = []
 
     class Watched(type):
+        def __getattribute__(cls, name: str) -> object:
+            if name == "__name__":
+                asked.append("__name__")
+            return super().__getattribute__(name)
+
         def __eq__(cls, other: object) -> bool:
             asked.append("__eq__")
             return False

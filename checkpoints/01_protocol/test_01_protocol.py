@@ -42,6 +42,7 @@ from harness.protocol import (
     snapshot_json,
     snapshot_json_object,
     thaw_json,
+    type_name,
 )
 
 lab_1_1 = pytest.mark.lab("1.1")
@@ -549,6 +550,30 @@ def test_snapshot_never_compares_types_through_a_metaclass() -> None:
     with pytest.raises(JsonSnapshotError, match=r"^\$\.x: Odd is not a JSON type$"):
         snapshot_json({"x": odd})
     assert asked == []
+
+
+@lab_1_2
+def test_type_name_reads_the_real_name_and_refuses_a_str_subclass() -> None:
+    # Every error message of the records and the snapshots names types with type_name.
+    odd, asked = support.watched_class_instance()
+    assert type_name(odd) == "Odd"
+    assert asked == []
+
+    formatted: list[str] = []
+
+    class Posing(str):
+        def __format__(self, spec: str) -> str:
+            formatted.append(spec)
+            return "whatever it likes"
+
+    class Plain:
+        pass
+
+    Plain.__name__ = Posing("Plain")  # a class's name may be any str, subclasses included
+    assert type_name(Plain()) == "object"
+    with pytest.raises(JsonSnapshotError, match=r"^\$\.x: object is not a JSON type$"):
+        snapshot_json({"x": Plain()})
+    assert formatted == []
 
 
 @lab_1_2

@@ -1692,6 +1692,36 @@ async def test_a_tool_call_around_a_dict_subclass_is_refused_without_running_it(
 
 
 @lab_6_4
+@pytest.mark.parametrize(
+    ("where", "refused"),
+    [
+        ("key", NOT_A_JSON_OBJECT + "$: object keys must be str, got Odd"),
+        ("value", NOT_A_JSON_OBJECT + "$.x: Odd is not a JSON type"),
+        ("nested value", NOT_A_JSON_OBJECT + "$.x[1]: Odd is not a JSON type"),
+        ("hand-made ToolCall", HAND_MADE_REFUSED + "Odd is not part of a JSON snapshot"),
+    ],
+    ids=["key", "value", "nested-value", "hand-made-tool-call"],
+)
+async def test_call_arguments_are_refused_without_asking_their_metaclass_anything(
+    where: str, refused: str
+) -> None:
+    # The refusal names the type: read through `type`'s own descriptor, not type(x).__name__,
+    # which a metaclass answers (and could answer by raising, out of the contract).
+    odd, asked = support.watched_class_instance()
+    proposed: object = {
+        "key": {"id": "c", "name": "echo", "arguments": {odd: 1}},
+        "value": {"id": "c", "name": "echo", "arguments": {"x": odd}},
+        "nested value": {"id": "c", "name": "echo", "arguments": {"x": [1, odd]}},
+        "hand-made ToolCall": hand_made_call({"x": odd}),
+    }[where]
+    validated: list[object] = []
+    with pytest.raises(ToolContractError, match=f"^{re.escape(refused)}$"):
+        await run(registry_with(tool(validate=validated.append)), proposed)
+    assert asked == []
+    assert validated == []
+
+
+@lab_6_4
 async def test_a_tool_call_made_by_create_gives_the_validator_a_private_copy() -> None:
     shared: list[object] = [1]
     proposed = ToolCall.create(id="c", name="echo", arguments={"left": shared, "n": {"k": 2}})

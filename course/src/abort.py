@@ -43,6 +43,8 @@ import enum
 from collections.abc import Callable
 from typing import Final, cast
 
+from harness.protocol import type_name
+
 # A listener's return value is ignored, so `lambda _: loop.call_soon(task.cancel)` fits.
 Listener = Callable[[object], object]
 
@@ -127,7 +129,7 @@ class AbortSignal:
         """
         # BEGIN LAB 4.1
         if not callable(listener):
-            raise TypeError(f"listener must be callable, got {type(listener).__name__}")
+            raise TypeError(f"listener must be callable, got {type_name(listener)}")
         if self._state is SignalState.ABORTED:
             listener(self._reason)
             return _do_nothing

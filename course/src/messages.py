@@ -57,6 +57,7 @@ from harness.protocol import (
     ToolResultMessage,
     UserMessage,
     thaw_json,
+    type_name,
 )
 
 
@@ -141,10 +142,10 @@ def _shown(text: str) -> str:
 def _read_fields(value: object, path: str, names: tuple[str, ...]) -> dict[str, object]:
     """Copy the fields ``names`` out of an exact dict that has exactly those str keys."""
     if type(value) is not dict:
-        raise FieldTypeError(f"{path}: expected an object, got {type(value).__name__}")
+        raise FieldTypeError(f"{path}: expected an object, got {type_name(value)}")
     for key in value:  # an exact dict: iterating it runs no code that the sender wrote
         if type(key) is not str:
-            raise UnexpectedFieldError(f"{path}: field names must be str, got {type(key).__name__}")
+            raise UnexpectedFieldError(f"{path}: field names must be str, got {type_name(key)}")
         if key not in names:
             raise UnexpectedFieldError(f"{path}: unexpected field {_shown(key)}")
     for name in names:
@@ -156,7 +157,7 @@ def _read_fields(value: object, path: str, names: tuple[str, ...]) -> dict[str, 
 def _tag(value: object, path: str, name: str) -> str:
     """Return the tag field ``name`` (role or block type) of an exact dict, as an exact str."""
     if type(value) is not dict:
-        raise FieldTypeError(f"{path}: expected an object, got {type(value).__name__}")
+        raise FieldTypeError(f"{path}: expected an object, got {type_name(value)}")
     if name not in value:
         raise MissingFieldError(f"{path}: missing field {name!r}")
     # Compare only exact strs: `"user" == tag` would call the __eq__ of a hostile object.
@@ -166,7 +167,7 @@ def _tag(value: object, path: str, name: str) -> str:
 def _text(value: object, path: str, *, non_empty: bool = False) -> str:
     """Return a str field, refusing other types and, when asked, the empty string."""
     if type(value) is not str:
-        raise FieldTypeError(f"{path}: expected str, got {type(value).__name__}")
+        raise FieldTypeError(f"{path}: expected str, got {type_name(value)}")
     if non_empty and not value:
         raise EmptyFieldError(f"{path}: must not be empty")
     return value
@@ -175,7 +176,7 @@ def _text(value: object, path: str, *, non_empty: bool = False) -> str:
 def _items(value: object, path: str) -> list[object]:
     """Return the items of an exact list."""
     if type(value) is not list:
-        raise FieldTypeError(f"{path}: expected list or str, got {type(value).__name__}")
+        raise FieldTypeError(f"{path}: expected list or str, got {type_name(value)}")
     return list(value)
 
 
@@ -236,7 +237,7 @@ def _assistant_content(value: object, path: str) -> tuple[TextBlock | ToolCall, 
 def _tool_result(fields: dict[str, object], path: str) -> ToolResultMessage:
     is_error = fields["is_error"]
     if type(is_error) is not bool:
-        raise FieldTypeError(f"{path}.is_error: expected bool, got {type(is_error).__name__}")
+        raise FieldTypeError(f"{path}.is_error: expected bool, got {type_name(is_error)}")
     return ToolResultMessage(
         id=_text(fields["id"], f"{path}.id", non_empty=True),
         tool_call_id=_text(fields["tool_call_id"], f"{path}.tool_call_id", non_empty=True),
@@ -391,7 +392,7 @@ def transcript_from_json(data: object) -> tuple[Message, ...]:
     """Return the transcript that a JSON list describes, normalized and linkage-checked."""
     # BEGIN LAB 3.3
     if type(data) is not list:
-        raise FieldTypeError(f"$: expected a list of messages, got {type(data).__name__}")
+        raise FieldTypeError(f"$: expected a list of messages, got {type_name(data)}")
     messages = tuple(normalize_message(item, path=f"$[{index}]") for index, item in enumerate(data))
     check_transcript(messages)
     return messages

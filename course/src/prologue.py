@@ -15,6 +15,7 @@ from harness.protocol import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    type_name,
 )
 
 # Who produced a step. The model only ever proposes; the harness is the code that runs tools.
@@ -38,7 +39,7 @@ class TraceStep:
             raise ValueError(f"TraceStep.actor must be user, model or harness: {self.actor!r}")
         # `is`, not `in (...)`: comparing classes with == would run a metaclass's code
         if not any(type(self.message) is kind for kind in _MESSAGE_TYPES):
-            raise TypeError(f"TraceStep.message must be a Message: {type(self.message).__name__}")
+            raise TypeError(f"TraceStep.message must be a Message: {type_name(self.message)}")
 
 
 # --8<-- [end:step]

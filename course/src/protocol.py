@@ -41,6 +41,7 @@ __all__ = [
     "snapshot_json",
     "snapshot_json_object",
     "thaw_json",
+    "type_name",
 ]
 
 import gc
@@ -49,7 +50,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from types import MappingProxyType
-from typing import Literal, TypeAlias, TypeGuard, assert_never, cast
+from typing import Final, Literal, TypeAlias, TypeGuard, assert_never, cast
 
 # --8<-- [start:json-types]
 # The frozen form of a JSON value: what snapshot_json returns and what records hold.
@@ -68,6 +69,22 @@ class JsonSnapshotError(ValueError):
     """Raised when a value cannot be snapshotted as JSON; the message starts with its path."""
 
 
+# --8<-- [start:type-name]
+# Error messages name the type of a bad value, and `type(x).__name__` would ask its class's
+# metaclass: a __getattribute__ or a property there is code of whoever wrote x, and so is a
+# str subclass it answers with. `type`'s own descriptor, written in C, reads the real name.
+_name_of_class: Final = type.__dict__["__name__"].__get__
+
+
+def type_name(value: object) -> str:
+    """Return the name of ``value``'s class without asking the class (or its metaclass)."""
+    name = _name_of_class(type(value))
+    return name if type(name) is str else "object"
+
+
+# --8<-- [end:type-name]
+
+
 # ---------------------------------------------------------------------------------------------
 # Records. Each validates its own fields, with exact type checks, when it is constructed.
 # ---------------------------------------------------------------------------------------------
@@ -82,7 +99,7 @@ def _require_tag(owner: str, field: str, value: object, expected: str) -> None:
 def _require_str(owner: str, field: str, value: object, *, non_empty: bool = False) -> None:
     """Refuse a field that is not an exact str (or is empty, when it must not be)."""
     if type(value) is not str:
-        raise TypeError(f"{owner}.{field} must be a str, got {type(value).__name__}")
+        raise TypeError(f"{owner}.{field} must be a str, got {type_name(value)}")
     if non_empty and not value:
         raise ValueError(f"{owner}.{field} must not be empty")
 
@@ -90,13 +107,13 @@ def _require_str(owner: str, field: str, value: object, *, non_empty: bool = Fal
 def _require_tuple_of(owner: str, field: str, value: object, allowed: tuple[type, ...]) -> None:
     """Refuse a field that is not an exact tuple whose items are exactly of the allowed types."""
     if type(value) is not tuple:
-        raise TypeError(f"{owner}.{field} must be a tuple, got {type(value).__name__}")
+        raise TypeError(f"{owner}.{field} must be a tuple, got {type_name(value)}")
     for index, item in enumerate(value):
         # `is`, not `in allowed`: that compares types with ==, which runs a metaclass's code
         if not any(type(item) is kind for kind in allowed):
             raise TypeError(
                 f"{owner}.{field}[{index}] must be one of "
-                f"{', '.join(t.__name__ for t in allowed)}, got {type(item).__name__}"
+                f"{', '.join(t.__name__ for t in allowed)}, got {type_name(item)}"
             )
 
 
@@ -131,7 +148,7 @@ class ToolCall:
         if type(self.arguments) is not MappingProxyType:
             raise TypeError(
                 "ToolCall.arguments must be a JSON object snapshot, "
-                f"got {type(self.arguments).__name__}; use ToolCall.create"
+                f"got {type_name(self.arguments)}; use ToolCall.create"
             )
 
     @classmethod
@@ -213,7 +230,7 @@ class ToolResultMessage:
         _require_str("ToolResultMessage", "content", self.content)
         if type(self.is_error) is not bool:
             raise TypeError(
-                f"ToolResultMessage.is_error must be a bool, got {type(self.is_error).__name__}"
+                f"ToolResultMessage.is_error must be a bool, got {type_name(self.is_error)}"
             )
 
 
@@ -244,9 +261,7 @@ class ToolCallEvent:
     def __post_init__(self) -> None:
         _require_tag("ToolCallEvent", "kind", self.kind, "tool_call")
         if type(self.call) is not ToolCall:
-            raise TypeError(
-                f"ToolCallEvent.call must be a ToolCall, got {type(self.call).__name__}"
-            )
+            raise TypeError(f"ToolCallEvent.call must be a ToolCall, got {type_name(self.call)}")
 
 
 StreamEvent: TypeAlias = TextDelta | ToolCallEvent
@@ -263,7 +278,7 @@ class StreamDone:
         _require_tag("StreamDone", "kind", self.kind, "done")
         if type(self.message) is not AssistantMessage:
             raise TypeError(
-                f"StreamDone.message must be an AssistantMessage, got {type(self.message).__name__}"
+                f"StreamDone.message must be an AssistantMessage, got {type_name(self.message)}"
             )
 
 
@@ -410,10 +425,10 @@ def _refuse(path: str, value: object) -> JsonSnapshotError:
     for base in (dict, list, tuple, str, int, float):
         if issubclass(kind, base):  # exact types never get here, so this is a subclass
             return JsonSnapshotError(
-                f"{path}: {kind.__name__} is a subclass of {base.__name__}; "
+                f"{path}: {type_name(value)} is a subclass of {base.__name__}; "
                 f"only {base.__name__} is accepted"
             )
-    return JsonSnapshotError(f"{path}: {kind.__name__} is not a JSON type")
+    return JsonSnapshotError(f"{path}: {type_name(value)} is not a JSON type")
 
 
 def _snapshot_scalar(visit: _Visit) -> JsonValue:
@@ -445,9 +460,7 @@ def _open_container(
     if type(value) is dict:
         for key in value:  # iterating an exact dict runs no code of ours or theirs
             if type(key) is not str:
-                raise JsonSnapshotError(
-                    f"{path}: object keys must be str, got {type(key).__name__}"
-                )
+                raise JsonSnapshotError(f"{path}: object keys must be str, got {type_name(key)}")
         keys = tuple(value)
         children = [_Visit(value[k], path, k, visit.depth + 1) for k in keys]
         work.append(_Close(id(value), keys, len(keys)))
@@ -544,7 +557,7 @@ def snapshot_json_object(value: object) -> JsonObject:
     """Return a frozen snapshot of a JSON object; raise JsonSnapshotError for anything else."""
     # BEGIN LAB 1.2
     if type(value) is not dict:
-        raise JsonSnapshotError(f"$: expected a JSON object, got {type(value).__name__}")
+        raise JsonSnapshotError(f"$: expected a JSON object, got {type_name(value)}")
     flat = _flat_object_copy(value)
     if flat is not None:  # plain scalars only, each a JsonValue already
         return cast(JsonObject, MappingProxyType(flat))
@@ -562,7 +575,7 @@ def copy_json_object(value: object) -> dict[str, object]:
     """
     # BEGIN LAB 1.2
     if type(value) is not dict:
-        raise JsonSnapshotError(f"$: expected a JSON object, got {type(value).__name__}")
+        raise JsonSnapshotError(f"$: expected a JSON object, got {type_name(value)}")
     flat = _flat_object_copy(value)
     if flat is not None:
         return flat
@@ -641,6 +654,6 @@ def thaw_json(value: JsonValue, *, max_nodes: int = MAX_JSON_NODES) -> object:
         elif _has_scalar_type(item):
             store(item)
         else:
-            raise TypeError(f"{type(item).__name__} is not part of a JSON snapshot")
+            raise TypeError(f"{type_name(item)} is not part of a JSON snapshot")
     return holder[0]
     # END LAB 1.2

@@ -48,6 +48,7 @@ from harness.protocol import (
     ToolCall,
     ToolCallEvent,
     snapshot_json_object,
+    type_name,
 )
 
 MAX_ARGUMENTS_CHARS = 65_536  # one tool call's assembled arguments text
@@ -76,7 +77,7 @@ def _object(value: object, where: str) -> dict[str, object]:
     # Exactly a dict with str keys: a subclass, or a key object with its own __eq__, could run
     # code during our lookups. Iterating an exact dict runs none.
     if type(value) is not dict:
-        raise _invalid(where, f"expected dict, got {type(value).__name__}")
+        raise _invalid(where, f"expected dict, got {type_name(value)}")
     if not all(type(key) is str for key in value):
         raise _invalid(where, "expected str keys")
     return value
@@ -87,7 +88,7 @@ def _field(obj: dict[str, object], key: str, kind: type[_T], where: str) -> _T:
     if type(value) is int and value.bit_length() > 32:  # a huge int cannot even be printed
         raise _invalid(f"{where}.{key}", "int out of range")
     if type(value) is not kind:  # exactly: True is an int to isinstance, not to us
-        raise _invalid(f"{where}.{key}", f"expected {kind.__name__}, got {type(value).__name__}")
+        raise _invalid(f"{where}.{key}", f"expected {kind.__name__}, got {type_name(value)}")
     return value
 
 
@@ -232,7 +233,7 @@ class ProviderAdapter(ABC):
     # --8<-- [start:step]
     def _step(self, read: Callable[[], object]) -> tuple[AdapterEvent, ...]:
         if self._phase is _Phase.FINISHED:
-            raise RuntimeError(f"{type(self).__name__} is finished: no record may follow")
+            raise RuntimeError(f"{type_name(self)} is finished: no record may follow")
         self._line += 1
         try:
             return self._accept(read())

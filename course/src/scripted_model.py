@@ -59,6 +59,7 @@ from harness.protocol import (
     ToolResultMessage,
     UserMessage,
     snapshot_json_object,
+    type_name,
 )
 
 _MESSAGE_TYPES = (UserMessage, AssistantMessage, ToolResultMessage)
@@ -83,11 +84,13 @@ class ToolSpec:
         if type(self.name) is not str or not self.name:
             raise TypeError(f"ToolSpec.name must be a non-empty str, got {self.name!r}")
         if type(self.description) is not str:
-            raise TypeError(f"ToolSpec.description must be a str, got {_type(self.description)}")
+            raise TypeError(
+                f"ToolSpec.description must be a str, got {type_name(self.description)}"
+            )
         if type(self.parameters) is not MappingProxyType:
             raise TypeError(
-                f"ToolSpec.parameters must be a JSON object snapshot, got {_type(self.parameters)}"
-                "; use ToolSpec.create"
+                "ToolSpec.parameters must be a JSON object snapshot, "
+                f"got {type_name(self.parameters)}; use ToolSpec.create"
             )
 
     @classmethod
@@ -121,7 +124,7 @@ class ScriptedResponse:
         if not _is_one_of(self.result, _FINAL_TYPES):
             raise TypeError(
                 "ScriptedResponse.result must be StreamDone or StreamFailed, "
-                f"got {_type(self.result)}"
+                f"got {type_name(self.result)}"
             )
 
     @classmethod
@@ -147,11 +150,6 @@ ScriptEntry: TypeAlias = ScriptedResponse | ResponseFactory
 ChunkHook: TypeAlias = Callable[[int, StreamEvent], None]  # (index of the event, the event)
 
 
-def _type(value: object) -> str:
-    """Name the real type of a value, without asking the value (which could lie)."""
-    return type(value).__name__
-
-
 def _is_one_of(value: object, allowed: tuple[type, ...]) -> bool:
     """Return True iff the exact type of ``value`` is one of ``allowed``."""
     # `is`, not `in allowed`: that compares (or hashes) types, which runs a metaclass's code.
@@ -161,10 +159,10 @@ def _is_one_of(value: object, allowed: tuple[type, ...]) -> bool:
 def _require_items(field: str, value: object, allowed: tuple[type, ...]) -> None:
     """Refuse anything but an exact tuple whose items are exactly of the allowed types."""
     if type(value) is not tuple:
-        raise TypeError(f"{field} must be a tuple, got {_type(value)}")
+        raise TypeError(f"{field} must be a tuple, got {type_name(value)}")
     for index, item in enumerate(value):
         if not _is_one_of(item, allowed):
-            raise TypeError(f"{field}[{index}] has unexpected type {_type(item)}")
+            raise TypeError(f"{field}[{index}] has unexpected type {type_name(item)}")
 
 
 def _events_of(message: AssistantMessage) -> tuple[StreamEvent, ...]:
@@ -181,7 +179,7 @@ def _events_of(message: AssistantMessage) -> tuple[StreamEvent, ...]:
 def _exact_sequence(field: str, value: object) -> tuple[object, ...]:
     """Copy an exact list or tuple; refuse subclasses, which could override iteration."""
     if type(value) is not list and type(value) is not tuple:
-        raise TypeError(f"{field} must be a list or tuple, got {_type(value)}")
+        raise TypeError(f"{field} must be a list or tuple, got {type_name(value)}")
     return tuple(cast("list[object] | tuple[object, ...]", value))
 
 
@@ -191,7 +189,7 @@ def _abort_text(reason: object) -> str:
         return reason
     if type(reason) is AbortError and type(reason.reason) is str:
         return reason.reason
-    return _type(reason)
+    return type_name(reason)
 
 
 def _check_entry(index: int, entry: object) -> ScriptEntry:
@@ -199,7 +197,7 @@ def _check_entry(index: int, entry: object) -> ScriptEntry:
     if type(entry) is ScriptedResponse or (callable(entry) and not inspect.isclass(entry)):
         return cast(ScriptEntry, entry)
     raise TypeError(
-        f"script entry {index} must be a ScriptedResponse or a factory, got {_type(entry)}"
+        f"script entry {index} must be a ScriptedResponse or a factory, got {type_name(entry)}"
     )
 
 
@@ -287,7 +285,7 @@ class ScriptedModel:
             response.close()  # never awaited: close it so no "never awaited" warning appears
         if type(response) is not ScriptedResponse:
             raise TypeError(
-                f"script entry {self._position - 1} returned {_type(response)},"
+                f"script entry {self._position - 1} returned {type_name(response)},"
                 " expected ScriptedResponse"
             )
         return response
@@ -318,7 +316,7 @@ class ScriptedModel:
                 stream.end(response.result)
         except Exception as exc:  # only on_chunk can raise here: a bug in the test's hook
             stream.end(
-                StreamFailed(code="CHUNK_HOOK_FAILED", message=f"on_chunk raised {_type(exc)}")
+                StreamFailed(code="CHUNK_HOOK_FAILED", message=f"on_chunk raised {type_name(exc)}")
             )
         finally:
             # Ended or cancelled (CancelledError goes on after this), the producer is done now,

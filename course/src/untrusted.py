@@ -19,6 +19,8 @@ import types
 from collections.abc import KeysView
 from typing import Any, Final, cast
 
+from harness.protocol import type_name  # checkpoint 01's: part of this module's API
+
 # `obj.attr`, `vars(obj)`, `type(obj).__name__`, `str(exc)`, `isinstance` and even
 # `key in some_dict` can run code that an object's class (or metaclass) wrote. These helpers go
 # through the descriptors of `type`, `object` and `BaseException` themselves, which are written
@@ -26,17 +28,10 @@ from typing import Any, Final, cast
 # --8<-- [start:safe-reading]
 _mro_of: Final = type.__dict__["__mro__"].__get__  # a class's real MRO tuple
 _class_dict_of: Final = type.__dict__["__dict__"].__get__  # a class's real namespace
-_name_of: Final = type.__dict__["__name__"].__get__  # a class's real name
 _args_of: Final = BaseException.__dict__["args"].__get__  # an exception's real args tuple
 # An exception's message is shown up to this length: as long as any string a tool's output may
 # hold (harness.tool_output), and a huge message is never copied whole.
 MAX_DESCRIBED_CODE_POINTS: Final = 4096
-
-
-def type_name(value: object) -> str:
-    """Return the name of ``value``'s class without asking the class (or its metaclass)."""
-    name = _name_of(type(value))
-    return name if type(name) is str else "object"
 
 
 def class_attribute(cls: type, name: str) -> object | None:
