@@ -4,7 +4,8 @@ A test says which lab it proves with ``@pytest.mark.lab("6.2")`` (or a module-le
 ``pytestmark``). After the run, every lab seen is reported as one of:
 
 - ``not started``: some test of the lab failed on the lab's own stub, a
-  ``NotImplementedError("Lab 6.2: …")`` raised by the practice scaffold;
+  ``NotImplementedError("Lab 6.2: …")`` raised by the practice scaffold (also when the test
+  turned it into another failure, as a ``pytest.raises(RuntimeError, match=…)`` does);
 - ``failing``: some test of the lab failed for any other reason;
 - ``passing``: every test of the lab passed.
 
@@ -19,6 +20,7 @@ This file is copied unchanged into every practice folder.
 from __future__ import annotations
 
 import asyncio
+import gc
 import re
 from collections.abc import AsyncIterator, Generator
 from dataclasses import dataclass, field
@@ -29,6 +31,7 @@ import pytest
 from checkpoints.support import StartedTasks
 
 LAB_STUB = re.compile(r"NotImplementedError: Lab (?P<lab>\d+\.\d+):")
+STUB_MESSAGE = re.compile(r"Lab (?P<lab>\d+\.\d+):")
 
 Status = Literal["not started", "failing", "passing"]
 
@@ -81,10 +84,41 @@ CANCELLED_TEST_HINT = (
 )
 
 
+def stub_in_chain(error: BaseException) -> str | None:
+    """Return the lab of a stub's NotImplementedError in the chain of ``error``, or None."""
+    # A stub raised inside `pytest.raises(RuntimeError, match=...)` (NotImplementedError is a
+    # RuntimeError) fails as "Regex pattern did not match", with the stub as its context.
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        message = link.args[0] if link.args else None
+        if type(link) is NotImplementedError and type(message) is str:
+            stub = STUB_MESSAGE.match(message)
+            if stub:
+                return stub["lab"]
+        link = link.__cause__ or link.__context__
+    return None
+
+
+def stub_that_ended(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | None:
+    """Return the lab whose stub ended this failed phase, or None."""
+    if call.excinfo is not None and (lab := stub_in_chain(call.excinfo.value)):
+        return lab
+    stub = LAB_STUB.search(str(report.longrepr))
+    return stub["lab"] if stub else None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    if call.excinfo is not None:
+        # Before pytest formats the failure (it parses the test's source with ast): on CPython
+        # 3.11, a garbage collection inside that parse can finalize a failed task of an earlier
+        # test, whose logged traceback parses source too, and the nested parse crashes the run
+        # ("SystemError: AST constructor recursion depth mismatch"). Collected here, it cannot.
+        gc.collect()
     report = yield
     if report.failed and call.excinfo is not None and call.excinfo.type is asyncio.CancelledError:
         report.sections.append(("why CancelledError?", CANCELLED_TEST_HINT))
@@ -94,7 +128,7 @@ def pytest_runtest_makereport(
     lab = str(marker.args[0])
     if report.passed:
         status: Status = "passing"
-    elif (stub := LAB_STUB.search(str(report.longrepr))) and stub["lab"] == lab:
+    elif stub_that_ended(report, call) == lab:
         status = "not started"
     else:
         status = "failing"

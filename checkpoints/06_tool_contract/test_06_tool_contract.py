@@ -600,18 +600,6 @@ def test_define_tool_refuses_a_posing_key_before_comparing_any_key() -> None:
     assert key.seen == []
 
 
-@lab_6_4
-async def test_a_call_with_a_posing_key_is_refused_before_comparing_any_key() -> None:
-    key = PosingKey("id")
-    proposed: dict[object, object] = {key: "c", "name": "echo", "arguments": {}}
-    key.seen.clear()
-    with pytest.raises(
-        ToolContractError, match=r"^INVALID_TOOL_CALL: call keys must be str, got PosingKey$"
-    ):
-        await run(registry_with(tool()), proposed)
-    assert key.seen == []
-
-
 @lab_6_2
 @pytest.mark.parametrize("definition", [None, 42, "echo", ("echo",)])
 def test_define_tool_refuses_values_without_fields(definition: object) -> None:
@@ -1609,6 +1597,18 @@ class RecordingDict(dict[str, object]):
         return {"left": "not what the dict holds"}
 
 
+@lab_6_4
+async def test_a_call_with_a_posing_key_is_refused_before_comparing_any_key() -> None:
+    key = PosingKey("id")
+    proposed: dict[object, object] = {key: "c", "name": "echo", "arguments": {}}
+    key.seen.clear()
+    with pytest.raises(
+        ToolContractError, match=r"^INVALID_TOOL_CALL: call keys must be str, got PosingKey$"
+    ):
+        await run(registry_with(tool()), proposed)
+    assert key.seen == []
+
+
 HAND_MADE_REFUSED = (
     "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot (see ToolCall.create): "
 )
@@ -2136,14 +2136,19 @@ async def test_an_execute_that_returns_a_future_is_awaited_and_cancelled_on_abor
         futures.append(loop.create_future())
         return futures[-1]
 
+    async def started(proposed: object, signal: AbortSignal) -> asyncio.Task[ToolResultMessage]:
+        task = asyncio.create_task(run(registry, proposed, signal))
+        await asyncio.sleep(0)  # the call runs up to the future its tool handed back
+        if task.done():
+            task.result()  # it ended first (a lab's stub, say): fail with what ended it
+        return task
+
     registry = registry_with(tool(execute=hand_back_a_future))
-    done = asyncio.create_task(run(registry, call("echo", {})))
-    await asyncio.sleep(0)
+    done = await started(call("echo", {}), AbortController().signal)
     futures[0].set_result({"from": "future"})
     assert (await done).content == '{"from":"future"}'
 
-    pending = asyncio.create_task(run(registry, call("echo", {}), controller.signal))
-    await asyncio.sleep(0)
+    pending = await started(call("echo", {}), controller.signal)
     controller.abort(StopError("stop"))
     with pytest.raises(StopError):
         await pending

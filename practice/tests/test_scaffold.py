@@ -434,6 +434,52 @@ def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_pat
     assert "The test's own task was cancelled" in run.output
 
 
+def test_a_stub_caught_by_pytest_raises_still_reads_not_started(
+    course: Path, tmp_path: Path
+) -> None:
+    # NotImplementedError is a RuntimeError: a test expecting a RuntimeError catches the stub
+    # and fails with "Regex pattern did not match"; the stub is still what ended it.
+    run = run_extra_test_file(
+        course,
+        tmp_path,
+        "import pytest\n\n\n"
+        "@pytest.mark.lab('2.1')\n"
+        "def test_expects_a_runtime_error() -> None:\n"
+        "    with pytest.raises(RuntimeError, match='no running event loop'):\n"
+        "        raise NotImplementedError('Lab 2.1: a stub')\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["failed"]
+    assert "Lab 2.1   not started  (1 of 1 test fails)" in run.output
+
+
+def test_a_failure_collects_garbage_before_pytest_formats_it(course: Path, tmp_path: Path) -> None:
+    # On CPython 3.11 a collection inside pytest's ast.parse of a failing test, finalizing a
+    # failed task that logs its traceback, crashes the run. The conftest collects first: with
+    # automatic collection off, only that can free the witness while the failure is reported.
+    witness_log = tmp_path / "witness.txt"
+    run = run_extra_test_file(
+        course,
+        tmp_path,
+        "import gc\nimport sys\nfrom pathlib import Path\n\n\n"
+        "class Witness:\n"
+        "    def __init__(self) -> None:\n"
+        "        self.me = self  # a cycle: only the collector frees it\n\n"
+        "    def __del__(self) -> None:\n"
+        "        frame, names = sys._getframe(), []\n"
+        "        while frame is not None:\n"
+        "            names.append(frame.f_code.co_name)\n"
+        "            frame = frame.f_back\n"
+        f"        Path({str(witness_log)!r}).write_text(' '.join(names))\n\n\n"
+        "def test_leaves_cyclic_garbage() -> None:\n"
+        "    gc.disable()\n"
+        "    Witness()\n\n\n"
+        "def test_fails() -> None:\n"
+        "    assert 1 == 2\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["passed", "failed"]
+    assert "pytest_runtest_makereport" in witness_log.read_text().split()
+
+
 def test_skipped_and_expected_failures_do_not_count_against_a_lab(
     course: Path, tmp_path: Path
 ) -> None:
