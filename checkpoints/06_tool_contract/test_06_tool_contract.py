@@ -1356,6 +1356,18 @@ async def test_a_task_started_by_a_validator_is_cancelled(
 
 
 @lab_6_4
+async def test_a_validator_that_returns_the_callers_own_task_does_not_cancel_it() -> None:
+    # Refused like any awaitable, but not cancelled: cancelling the running task from inside
+    # it leaves a cancellation that strikes the caller at some later, unrelated await.
+    result = await run(
+        registry_with(tool(validate=lambda _: asyncio.current_task())), call("echo", {})
+    )
+    assert result.content == AWAITABLE_REFUSED
+    assert_no_cancellation_is_pending()
+    await asyncio.sleep(0)  # would raise CancelledError if a cancellation were pending
+
+
+@lab_6_4
 async def test_a_started_coroutine_whose_cleanup_fails_is_still_just_refused() -> None:
     async def decide() -> Decision:
         try:

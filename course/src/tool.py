@@ -280,9 +280,11 @@ def _dispose_of_awaitable(value: object) -> bool:
         return True
     if issubclass(type(value), asyncio.Future):  # issubclass on type(): no __class__ tricks
         # The base classes' own methods: a subclass's overrides are foreign code.
-        if issubclass(type(value), asyncio.Task):
+        # The validator's work is stopped, but never the task running this call: cancelled
+        # from inside, it would be hit at some later await of the caller's.
+        if issubclass(type(value), asyncio.Task) and value is not asyncio.current_task():
             with contextlib.suppress(Exception):  # it cancels what the task waits on, too
-                asyncio.Task.cancel(cast("asyncio.Task[object]", value))  # the validator's work
+                asyncio.Task.cancel(cast("asyncio.Task[object]", value))
         # Observe the outcome, now or when it comes, so asyncio never logs "exception was never
         # retrieved". A plain future is someone else's: it is not cancelled.
         with contextlib.suppress(Exception):
