@@ -601,6 +601,42 @@ def test_define_tool_refuses_a_posing_key_before_comparing_any_key() -> None:
 
 
 @lab_6_2
+@pytest.mark.parametrize(
+    ("field", "forge", "refused"),
+    [
+        ("name", lambda: PosingKey("echo"), "name must be a str, got PosingKey"),
+        ("description", lambda: "", "description must not be empty"),
+        ("execute", lambda: "not callable", "execute must be callable, got str"),
+        (
+            "parameters",
+            lambda: {"type": "object"},
+            "parameters must be a JSON object snapshot, got dict",
+        ),
+        (
+            "parameters",
+            lambda: types.MappingProxyType(RecordingDict(type="object")),
+            "parameters must be a JSON object snapshot: "
+            "a read-only mapping of a JSON snapshot wraps a plain dict",
+        ),
+    ],
+    ids=["posing-name", "empty-description", "execute", "plain-dict", "wrapped-subclass"],
+)
+def test_define_tool_checks_a_tool_definition_forged_after_it_was_made(
+    field: str, forge: Callable[[], object], refused: str
+) -> None:
+    # A frozen record can still be changed with object.__setattr__; a registry would then hash
+    # and compare a foreign name, or tell a model about a mapping that runs code.
+    definition = define_tool(tool())
+    forged = forge()
+    object.__setattr__(definition, field, forged)
+    watched: list[str] = forged.seen if type(forged) is PosingKey else []
+    watched.clear()  # making the key ran nothing of ours; from here on nothing of it may run
+    with pytest.raises(ToolContractError, match=f"^INVALID_TOOL_DEFINITION: {re.escape(refused)}$"):
+        define_tool(definition)
+    assert watched == []
+
+
+@lab_6_2
 @pytest.mark.parametrize("definition", [None, 42, "echo", ("echo",)])
 def test_define_tool_refuses_values_without_fields(definition: object) -> None:
     with pytest.raises(

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeAlias, cast
 
 from harness.abort import AbortSignal
-from harness.protocol import JsonObject, JsonSnapshotError, snapshot_json_object
+from harness.protocol import JsonObject, JsonSnapshotError, snapshot_json_object, thaw_json
 
 # What a model request carries about a tool: checkpoint 04's record, so definitions() can go
 # straight into a ModelRequest.
@@ -165,6 +165,39 @@ def _required_text(field_name: str, value: object) -> str:
     return value
 
 
+def _required_callable(field_name: str, value: object) -> object:
+    """Return ``value`` if it is callable, else refuse the definition."""
+    if not callable(value):  # looks at the type's call slot; runs nothing
+        raise ToolContractError(
+            INVALID_TOOL_DEFINITION, f"{field_name} must be callable, got {type_name(value)}"
+        )
+    return value
+
+
+def _checked_again(definition: ToolDefinition) -> ToolDefinition:
+    """Return a ToolDefinition whose fields pass the checks again, or refuse it."""
+    # Frozen does not mean unforgeable: object.__setattr__ changes a field after __post_init__
+    # checked it, and a registry hashes and compares names. The executor re-checks a ToolCall
+    # for the same reason.
+    _required_text("name", definition.name)
+    _required_text("description", definition.description)
+    _required_callable("validate", definition.validate)
+    _required_callable("execute", definition.execute)
+    parameters: object = definition.parameters
+    if type(parameters) is not types.MappingProxyType:
+        raise ToolContractError(
+            INVALID_TOOL_DEFINITION,
+            f"parameters must be a JSON object snapshot, got {type_name(parameters)}",
+        )
+    try:
+        thaw_json(cast("JsonObject", parameters))  # refuses a non-snapshot, running none of it
+    except TypeError as exc:
+        raise ToolContractError(
+            INVALID_TOOL_DEFINITION, f"parameters must be a JSON object snapshot: {exc}"
+        ) from exc
+    return definition
+
+
 def _parameters_of(validate: object) -> JsonObject:
     """Return the frozen JSON Schema a validator carries, or {"type": "object"}."""
     # Only a plain function is asked, and only through its own __dict__ (dict.get, so even a
@@ -191,7 +224,7 @@ def _parameters_of(validate: object) -> JsonObject:
 
 # --8<-- [start:define-tool]
 def define_tool(definition: object) -> ToolDefinition:
-    """Snapshot one definition into a frozen ToolDefinition; a ToolDefinition is returned as is.
+    """Snapshot one definition into a frozen ToolDefinition; a ToolDefinition is checked again.
 
     ``definition`` is a plain dict with exactly the keys name, description, validate and
     execute, or an object whose own attributes are exactly those. Each field is read once.
@@ -199,20 +232,15 @@ def define_tool(definition: object) -> ToolDefinition:
     """
     # BEGIN LAB 6.2
     if type(definition) is ToolDefinition:
-        return definition
+        return _checked_again(definition)
     fields = _definition_fields(definition)
     mismatch = key_mismatch(fields, _DEFINITION_FIELDS)
     if mismatch is not None:
         raise ToolContractError(INVALID_TOOL_DEFINITION, f"definition {mismatch}")
     name = _required_text("name", fields["name"])
     description = _required_text("description", fields["description"])
-    validate, execute = fields["validate"], fields["execute"]
-    for field_name, function in (("validate", validate), ("execute", execute)):
-        if not callable(function):  # looks at the type's call slot; runs nothing
-            raise ToolContractError(
-                INVALID_TOOL_DEFINITION,
-                f"{field_name} must be callable, got {type_name(function)}",
-            )
+    validate = _required_callable("validate", fields["validate"])
+    execute = _required_callable("execute", fields["execute"])
     # The locals hold the very objects read above: renaming the caller's dict or swapping its
     # functions later changes nothing here.
     return ToolDefinition(
