@@ -50,7 +50,7 @@ from harness.tool_output import (
     cap_content,
     serialize_output,
 )
-from harness.untrusted import MAX_DESCRIBED_CODE_POINTS, own_attributes
+from harness.untrusted import MAX_DESCRIBED_CODE_POINTS, class_attribute, own_attributes
 from harness.validators import (
     Decision,
     Field,
@@ -362,6 +362,16 @@ def test_own_attributes_never_compares_a_planted_dict_slot_through_its_metaclass
     assert asked == []
 
 
+# Given code: harness.untrusted (no lab tag, it passes from the start).
+def test_class_attribute_never_compares_a_posing_key_of_a_class_namespace() -> None:
+    key = PosingKey("__await__")  # hashes like "__await__" and claims to equal anything
+    shape = type("Shape", (), {key: "not an __await__ method", "size": 1})
+    key.seen.clear()  # making the class hashed it; from here on nothing of it may run
+    assert class_attribute(shape, "__await__") is None
+    assert class_attribute(shape, "size") == 1
+    assert key.seen == []
+
+
 # Given code: the ToolContext record a tool receives (no lab tag, it passes from the start).
 def test_a_tool_context_is_frozen_and_refuses_swapped_or_wrong_fields() -> None:
     controller = AbortController()
@@ -597,6 +607,37 @@ def test_define_tool_refuses_a_posing_key_before_comparing_any_key() -> None:
         match=r"^INVALID_TOOL_DEFINITION: definition keys must be str, got PosingKey$",
     ):
         define_tool(definition)
+    assert key.seen == []
+
+
+@lab_6_2
+def test_an_object_definition_with_a_posing_attribute_key_is_refused_without_comparing_it() -> None:
+    fields = tool()
+    name = PosingKey("name")
+    definition = types.SimpleNamespace(**{k: v for k, v in fields.items() if k != "name"})
+    vars(definition)[name] = fields["name"]  # an attribute key no `obj.name = ...` could make
+    name.seen.clear()
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_DEFINITION: definition keys must be str, got PosingKey$",
+    ):
+        define_tool(definition)
+    assert name.seen == []
+
+
+@lab_6_2
+def test_a_validator_with_a_posing_attribute_key_is_refused_without_comparing_it() -> None:
+    def validate(arguments: object) -> Decision:
+        return accept(arguments)
+
+    key = PosingKey("json_schema")
+    vars(validate)[key] = {"type": "object"}
+    key.seen.clear()
+    with pytest.raises(
+        ToolContractError,
+        match=r"^INVALID_TOOL_DEFINITION: validate's attributes: keys must be str, got PosingKey$",
+    ):
+        define_tool(tool(validate=validate))
     assert key.seen == []
 
 

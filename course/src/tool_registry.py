@@ -36,6 +36,7 @@ from harness.untrusted import (
     class_attribute,
     describe_exception,
     key_mismatch,
+    non_str_key,
     own_attributes,
     type_name,
 )
@@ -143,6 +144,9 @@ def _definition_fields(definition: object) -> dict[object, object]:
             f"definition must be a dict or an object with its own attributes, "
             f"got {type_name(definition)}",
         )
+    wrong_key = non_str_key(own)  # before `field_name not in own` compares any key
+    if wrong_key is not None:
+        raise ToolContractError(INVALID_TOOL_DEFINITION, f"definition {wrong_key}")
     for field_name in _DEFINITION_FIELDS:
         if field_name not in own and class_attribute(type(definition), field_name) is not None:
             # A method, class attribute or property: it belongs to the class, so any object of
@@ -200,10 +204,14 @@ def _checked_again(definition: ToolDefinition) -> ToolDefinition:
 
 def _parameters_of(validate: object) -> JsonObject:
     """Return the frozen JSON Schema a validator carries, or {"type": "object"}."""
-    # Only a plain function is asked, and only through its own __dict__ (dict.get, so even a
-    # dict subclass planted there runs nothing). Anything else carries no schema.
-    is_function = type(validate) is types.FunctionType
-    schema = dict.get(vars(validate), "json_schema") if is_function else None
+    # Only a plain function is asked, and only through its own __dict__, with dict's own
+    # methods (so even a dict subclass planted there runs nothing) and after its keys are
+    # checked (so a str subclass among them compares nothing). Anything else carries no schema.
+    attributes = vars(validate) if type(validate) is types.FunctionType else {}
+    wrong_key = non_str_key(attributes)
+    if wrong_key is not None:
+        raise ToolContractError(INVALID_TOOL_DEFINITION, f"validate's attributes: {wrong_key}")
+    schema = dict.get(attributes, "json_schema")
     if schema is None:
         return snapshot_json_object({"type": "object"})
     try:

@@ -11,6 +11,7 @@ __all__ = [
     "class_attribute",
     "describe_exception",
     "key_mismatch",
+    "non_str_key",
     "own_attributes",
     "type_name",
 ]
@@ -40,9 +41,11 @@ def class_attribute(cls: type, name: str) -> object | None:
     None means that no class along the MRO defines ``name`` other than as None.
     """
     for klass in _mro_of(cls):
-        found: object = _class_dict_of(klass).get(name)
-        if found is not None:
-            return found
+        # Not namespace.get(name): a lookup compares the keys that hash like name, and a str
+        # subclass among them compares with its own __eq__. Exact strs compare in C.
+        for key, found in _class_dict_of(klass).items():
+            if type(key) is str and key == name and found is not None:
+                return cast(object, found)
     return None
 
 
@@ -62,17 +65,29 @@ def own_attributes(value: object) -> dict[str, object] | None:
     return own if type(own) is dict else None
 
 
+def non_str_key(fields: dict[Any, object]) -> str | None:
+    """Say which key of a dict is not an exact str (``"keys must be str, got int"``), or None.
+
+    Check this before looking anything up in a dict that came from outside: a lookup compares
+    the keys that hash alike, and a str subclass among them compares with its own ``__eq__``.
+    """
+    for key in dict.keys(fields):  # dict's own method: a subclass's __iter__ does not run
+        if type(key) is not str:
+            return f"keys must be str, got {type_name(key)}"
+    return None
+
+
 def key_mismatch(fields: dict[object, object], wanted: KeysView[str]) -> str | None:
     """Say how a plain dict's keys differ from ``wanted``, naming the first one at fault.
 
     Returns None when the keys are exactly ``wanted``; otherwise a phrase such as
     ``"is missing 'id'"`` that completes a sentence about the dict.
     """
-    # Key types first: comparing or hashing a foreign key object could run its code. Once they
-    # are all exact strs, one set comparison in C settles the usual case.
-    for key in fields:
-        if type(key) is not str:
-            return f"keys must be str, got {type_name(key)}"
+    # Key types first; once they are all exact strs, one set comparison in C settles the
+    # usual case.
+    wrong_key = non_str_key(fields)
+    if wrong_key is not None:
+        return wrong_key
     if fields.keys() == wanted:
         return None
     for key in wanted:
