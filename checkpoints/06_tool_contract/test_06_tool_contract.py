@@ -1619,12 +1619,36 @@ async def test_an_abort_reason_that_is_a_serializer_error_is_raised_untouched(wh
 
 
 @lab_6_4
-async def test_error_content_is_capped_too() -> None:
+@pytest.mark.parametrize(
+    ("message", "escaped_as"),
+    [("x" * 9000, "x"), ('"' * 9000, '\\"'), ("\u0001" * 9000, "\\u0001")],
+    ids=["plain", "quotes", "control-characters"],
+)
+async def test_a_long_error_message_is_shortened_so_the_content_still_parses(
+    message: str, escaped_as: str
+) -> None:
+    # Cutting the content would cut the JSON inside a string: the message is cut instead, by
+    # what its written form (escapes included) did not fit.
     result = await run(
-        registry_with(tool(validate=lambda arguments: reject("x" * 9000))), call("echo", {})
+        registry_with(tool(validate=lambda arguments: reject(message))), call("echo", {})
     )
-    assert len(result.content) == MAX_CONTENT_CODE_POINTS
-    assert result.content.endswith(TRUNCATION_MARKER)
+    assert len(result.content) <= MAX_CONTENT_CODE_POINTS
+    assert len(result.content) > MAX_CONTENT_CODE_POINTS - len(escaped_as)  # nothing wasted
+    error = json.loads(result.content)["error"]
+    assert error["code"] == "TOOL_ARGUMENTS_INVALID"
+    assert error["message"].endswith(" [message truncated]")
+    assert message.startswith(error["message"].removesuffix(" [message truncated]"))
+
+
+@lab_6_4
+@given(message=st.text(min_size=1, max_size=5000))
+@settings(max_examples=60, deadline=None)
+def test_error_content_always_parses_and_keeps_the_start_of_the_message(message: str) -> None:
+    registry = registry_with(tool(validate=lambda arguments: reject(message)))
+    content = asyncio.run(run(registry, call("echo", {}))).content
+    assert len(content) <= MAX_CONTENT_CODE_POINTS
+    shown = json.loads(content)["error"]["message"]
+    assert shown == message or message.startswith(shown.removesuffix(" [message truncated]"))
 
 
 @lab_6_4

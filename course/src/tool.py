@@ -58,7 +58,9 @@ __all__ = [
 ]
 
 import asyncio
+import bisect
 import contextlib
+import json
 import sys
 import types
 import weakref
@@ -367,10 +369,35 @@ def _serialize(output: object) -> str:
         raise _RecoverableToolError(TOOL_OUTPUT_SERIALIZATION_FAILED, str(exc)) from None
 
 
+_MESSAGE_CUT: Final = " [message truncated]"
+
+
 def _error_content(code: str, message: str) -> str:
-    """Return the deterministic, compact JSON an error result carries."""
+    """Return the deterministic, compact JSON an error result carries; it always parses."""
     # The serializer of Lab 6.3 writes it: sorted keys ("code" before "message"), compact, capped.
-    return serialize_output({"error": {"code": code, "message": message}})
+    content = serialize_output({"error": {"code": code, "message": message}})
+    if not content.endswith(TRUNCATION_MARKER):  # compact JSON never holds a raw newline
+        return content
+    # The cap cut it inside the message, and cut JSON does not parse: shorten the message
+    # instead, so that the whole object fits.
+    envelope = len(serialize_output({"error": {"code": code, "message": _MESSAGE_CUT}}))
+    kept = _prefix_written_within(message, MAX_CONTENT_CODE_POINTS - envelope)
+    return serialize_output({"error": {"code": code, "message": kept + _MESSAGE_CUT}})
+
+
+def _prefix_written_within(text: str, room: int) -> str:
+    """Return the longest prefix of ``text`` that JSON writes in ``room`` code points or fewer."""
+    # Escapes make the written text longer (a quote takes two code points, a control character
+    # six), but never shorter, so the written length grows with the prefix: bisect it. Every
+    # character takes at least one code point, so no fitting prefix is longer than room.
+    lengths = range(min(len(text), room) + 1)
+    fitting = bisect.bisect_right(lengths, room, key=lambda n: _written_length(text[:n]))
+    return text[: fitting - 1]
+
+
+def _written_length(text: str) -> int:
+    """Return how many code points JSON takes to write ``text``, without its quotes."""
+    return len(json.dumps(text, ensure_ascii=False)) - 2
 
 
 # END LAB 6.4
