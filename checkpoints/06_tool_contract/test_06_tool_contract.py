@@ -972,6 +972,11 @@ def test_nesting_stops_at_depth_32() -> None:
 
     assert serialize_output(nested(32)) == "[" * 32 + "]" * 32
     assert serialize_output(nested(33)) == "[" * 32 + "]" * 32 + TRUNCATION_MARKER
+    # The walk stops there, as at any budget: a sibling after the cut is not written either.
+    assert serialize_output([nested(40), 1]) == "[" * 32 + "]" * 32 + TRUNCATION_MARKER
+    assert serialize_output({"a": nested(40), "b": 1}) == (
+        '{"a":' + "[" * 31 + "]" * 31 + "}" + TRUNCATION_MARKER
+    )
 
 
 @lab_6_3

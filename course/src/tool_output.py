@@ -32,8 +32,8 @@ from harness.untrusted import type_name
 # --8<-- [start:limits]
 MAX_CONTENT_CODE_POINTS: Final = 4096  # the whole content, marker included
 TRUNCATION_MARKER: Final = "\n[Tool output truncated]"
-MAX_OUTPUT_DEPTH: Final = 32  # containers nested deeper than this are not entered
-MAX_OUTPUT_NODES: Final = 128  # values written: containers, scalars and cycle markers
+MAX_OUTPUT_DEPTH: Final = 32  # the walk stops at a container inside this many others
+MAX_OUTPUT_NODES: Final = 128  # values written: containers, scalars, cycle markers (not keys)
 MAX_OUTPUT_COLLECTION_VISITS: Final = 256  # list items and dict entries read
 MAX_OUTPUT_STRING_CODE_POINTS: Final = 4096  # per string and per key
 MAX_OUTPUT_INT_BITS: Final = 4096
