@@ -118,6 +118,31 @@ def test_exception_reason_is_raised_as_itself(reason: BaseException) -> None:
 
 
 @lab_4_1
+def test_raising_the_same_reason_again_does_not_grow_its_traceback() -> None:
+    # Every step of every later call raises the one reason; if each raise kept its frames, the
+    # reason would hold them all (and everything they refer to) for as long as it lives.
+    def traceback_length(error: BaseException) -> int:
+        length, entry = 0, error.__traceback__
+        while entry is not None:
+            length, entry = length + 1, entry.tb_next
+        return length
+
+    try:
+        raise ValueError("disk full")
+    except ValueError as caught:
+        reason = caught  # it carries the traceback of where it was first raised
+    original = traceback_length(reason)
+    controller = AbortController()
+    controller.abort(reason)
+    lengths = []
+    for _ in range(3):
+        with pytest.raises(ValueError):
+            controller.signal.raise_if_aborted()
+        lengths.append(traceback_length(reason))
+    assert lengths == [original + 2] * 3  # the original frames, raise_if_aborted's and ours
+
+
+@lab_4_1
 @pytest.mark.parametrize("reason", ["user pressed stop", 42, ("a", "tuple")])
 def test_other_reason_is_wrapped_in_abort_error(reason: object) -> None:
     controller = AbortController()

@@ -41,12 +41,17 @@ __all__ = [
 import asyncio
 import enum
 from collections.abc import Callable
+from types import TracebackType
 from typing import Final, cast
 
 from harness.protocol import type_name
 
 # A listener's return value is ignored, so `lambda _: loop.call_soon(task.cancel)` fits.
 Listener = Callable[[object], object]
+
+# An exception's traceback, read through BaseException's own descriptor (a subclass could make
+# `__traceback__` a property).
+_traceback_of: Final = BaseException.__dict__["__traceback__"].__get__
 
 
 class AbortError(Exception):
@@ -77,6 +82,7 @@ class AbortSignal:
     def __init__(self) -> None:
         self._state = SignalState.OPEN
         self._reason: object = None  # None iff the state is OPEN
+        self._reason_traceback: TracebackType | None = None  # an exception reason's, at abort
         # Listeners keyed by a token private to this signal: removal is O(1) and a listener
         # added twice is two registrations. Empty once the state is ABORTED.
         self._listeners: dict[int, Listener] = {}
@@ -114,7 +120,9 @@ class AbortSignal:
         # type(), not isinstance(): an object can fake __class__ to pass isinstance and then
         # fail to be raised at all.
         if issubclass(type(reason), BaseException):
-            raise cast(BaseException, reason)
+            # Each `raise` adds its frames to the exception's traceback: one reason raised by
+            # every call would hold them all, and their frames. Reset it, as Future.result() does.
+            raise BaseException.with_traceback(cast(BaseException, reason), self._reason_traceback)
         raise AbortError(reason)
         # END LAB 4.1
 
@@ -170,6 +178,8 @@ class AbortSignal:
             return
         self._state = SignalState.ABORTED
         self._reason = reason
+        if issubclass(type(reason), BaseException):  # read through BaseException: no property runs
+            self._reason_traceback = _traceback_of(cast(BaseException, reason))
         # Forget the listeners before calling them: each runs once, and a listener that
         # aborts again or adds a listener sees a consistent, finished signal.
         listeners = list(self._listeners.values())
