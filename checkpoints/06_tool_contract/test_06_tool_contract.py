@@ -216,6 +216,18 @@ def test_object_schema_accepts_a_frozen_json_snapshot() -> None:
 
 
 @lab_6_1
+def test_object_schema_refuses_a_read_only_mapping_around_anything_but_a_snapshot() -> None:
+    # A mappingproxy passes every read to what it wraps: a dict subclass's methods would run.
+    validate = object_schema({"left": integer()})
+    wrapped = RecordingDict(left=1)
+    decision = validate(types.MappingProxyType(wrapped))
+    assert decision == reject(
+        "expected a JSON object snapshot: a read-only mapping of a JSON snapshot wraps a plain dict"
+    )
+    assert wrapped.calls == []
+
+
+@lab_6_1
 def test_object_schema_refuses_an_unknown_key() -> None:
     validate = object_schema({"left": integer()})
     assert validate({"left": 1, "extra": 2}) == reject("extra: unknown field")

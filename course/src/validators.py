@@ -221,9 +221,9 @@ def optional(field: Field) -> Field:
 def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
     """Return a validator for a JSON object with exactly these fields; it carries its schema.
 
-    The validator accepts a dict or a frozen JSON object, refuses unknown keys and missing
-    required ones, coerces nothing, and returns ``accept(dict_of_the_declared_fields)`` or
-    ``reject("name: what is wrong")``. Its JSON Schema is stored in the function's own
+    The validator accepts a dict or a frozen JSON object (a read-only mapping must wrap a
+    snapshot), refuses unknown keys and missing required ones, coerces nothing, and returns
+    ``accept(dict_of_the_declared_fields)`` or ``reject("name: what is wrong")``. Its JSON Schema is stored in the function's own
     ``__dict__`` under ``"json_schema"``, where define_tool reads it.
     """
     # BEGIN LAB 6.1
@@ -236,7 +236,14 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
     checks = tuple((name, field.check, field.required) for name, field in declared.items())
 
     def validate(arguments: object) -> Decision:
-        if type(arguments) is not dict and type(arguments) is not types.MappingProxyType:
+        if type(arguments) is types.MappingProxyType:
+            # A read-only mapping passes every read on to what it wraps, which may be anything
+            # with methods of its own; thaw_json looks inside without running any of it.
+            try:
+                thaw_json(cast("JsonObject", arguments))
+            except TypeError as exc:
+                return reject(f"expected a JSON object snapshot: {exc}")
+        elif type(arguments) is not dict:
             return reject(_expected("an object", arguments))
         given: Mapping[object, object] = arguments
         for key in given:
