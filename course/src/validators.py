@@ -223,8 +223,9 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
 
     The validator accepts a dict or a frozen JSON object (a read-only mapping must wrap a
     snapshot), refuses unknown keys and missing required ones, coerces nothing, and returns
-    ``accept(dict_of_the_declared_fields)`` or ``reject("name: what is wrong")``. Its JSON Schema is stored in the function's own
-    ``__dict__`` under ``"json_schema"``, where define_tool reads it.
+    ``accept(dict_of_the_declared_fields)`` or ``reject("name: what is wrong")``. Its JSON
+    Schema is stored in the function's own ``__dict__`` under ``"json_schema"``, where
+    define_tool reads it.
     """
     # BEGIN LAB 6.1
     declared = dict(fields)
