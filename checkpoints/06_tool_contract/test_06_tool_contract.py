@@ -375,6 +375,22 @@ def test_own_attributes_never_compares_a_planted_dict_slot_through_its_metaclass
 
 
 # Given code: harness.untrusted (no lab tag, it passes from the start).
+def test_own_attributes_refuses_another_slot_planted_under_the_dict_name() -> None:
+    class Slotted:
+        __slots__ = ("x",)
+
+    class Shape(Slotted):
+        __slots__ = ()
+        __dict__ = Slotted.__dict__["x"]  # a real C descriptor, but of the slot x
+
+    shape = Shape()
+    shape.x = {"name": "not its own attributes"}
+    assert own_attributes(shape) is None
+    assert own_attributes(types.SimpleNamespace(a=1)) == {"a": 1}  # a member descriptor, named
+    assert own_attributes(types.ModuleType("m"))["__name__"] == "m"  # __dict__: accepted
+
+
+# Given code: harness.untrusted (no lab tag, it passes from the start).
 def test_class_attribute_never_compares_a_posing_key_of_a_class_namespace() -> None:
     key = PosingKey("__await__")  # hashes like "__await__" and claims to equal anything
     shape = type("Shape", (), {key: "not an __await__ method", "size": 1})

@@ -53,10 +53,14 @@ def own_attributes(value: object) -> dict[str, object] | None:
     """Return the instance ``__dict__`` of ``value``, or None if it has no plain one."""
     # vars(value) would look `__dict__` up on the object, and a class may answer with a
     # property. Here we fetch the slot from the class namespaces and accept it only if it is the
-    # C descriptor Python itself puts there.
+    # C descriptor Python itself puts there (a getset one, or a member one as for a module or a
+    # SimpleNamespace), named `__dict__`: another slot's descriptor planted under that name
+    # would hand out whatever that slot holds.
     slot = class_attribute(type(value), "__dict__")
     kind = type(slot)  # compared with `is`: `in` would run == of its metaclass, foreign code
     if kind is not types.GetSetDescriptorType and kind is not types.MemberDescriptorType:
+        return None
+    if kind.__dict__["__name__"].__get__(slot) != "__dict__":
         return None
     try:
         own = cast("Any", slot).__get__(value, type(value))
