@@ -378,6 +378,7 @@ def test_own_attributes_never_compares_a_planted_dict_slot_through_its_metaclass
 def test_own_attributes_refuses_another_slot_planted_under_the_dict_name() -> None:
     class Slotted:
         __slots__ = ("x",)
+        x: dict[str, object]
 
     class Shape(Slotted):
         __slots__ = ()
@@ -386,8 +387,10 @@ def test_own_attributes_refuses_another_slot_planted_under_the_dict_name() -> No
     shape = Shape()
     shape.x = {"name": "not its own attributes"}
     assert own_attributes(shape) is None
-    assert own_attributes(types.SimpleNamespace(a=1)) == {"a": 1}  # a member descriptor, named
-    assert own_attributes(types.ModuleType("m"))["__name__"] == "m"  # __dict__: accepted
+    assert own_attributes(types.SimpleNamespace(a=1)) == {"a": 1}  # member descriptors named
+    module = own_attributes(types.ModuleType("m"))  # __dict__: accepted
+    assert module is not None
+    assert module["__name__"] == "m"
 
 
 # Given code: harness.untrusted (no lab tag, it passes from the start).
