@@ -2320,6 +2320,36 @@ def test_outside_an_event_loop_the_call_raises_before_the_tool_runs() -> None:
     assert ran == []
 
 
+@lab_6_4
+async def test_outside_an_asyncio_task_the_call_raises_before_the_tool_runs() -> None:
+    ran: list[str] = []
+
+    async def record(value: object, context: ToolContext) -> object:
+        ran.append("tool")
+        return "ran"
+
+    driven = execute_tool_call(
+        registry_with(tool(execute=record)), call("echo", {}), AbortController().signal
+    )
+    raised: list[BaseException] = []
+    loop = asyncio.get_running_loop()
+    driving_done = loop.create_future()
+
+    def drive() -> None:  # a loop callback, not a task: nothing could cancel the tool here
+        try:
+            driven.send(None)
+        except BaseException as exc:
+            raised.append(exc)
+        driving_done.set_result(None)
+
+    loop.call_soon(drive)
+    await driving_done
+    assert [(type(e), str(e)) for e in raised] == [
+        (RuntimeError, "execute_tool_call must run inside an asyncio task")
+    ]
+    assert ran == []
+
+
 class Halt(BaseException):
     """A BaseException that is not an Exception, like KeyboardInterrupt or SystemExit."""
 
