@@ -54,7 +54,8 @@ def test_nav_translations_and_home_pages_follow_the_manifests() -> None:
 
 
 MESSAGE_TABLE = re.compile(
-    r"<!-- lab-6\.4-messages:start -->\n(?P<table>.*?)<!-- lab-6\.4-messages:end -->", re.DOTALL
+    r"<!-- lab-(?P<lab>6\.\d)-messages:start -->\n(?P<table>.*?)<!-- lab-(?P=lab)-messages:end -->",
+    re.DOTALL,
 )
 MESSAGE_ROW = re.compile(r"^\| `(?P<outcome>[^`]+)`[^|]*\| `(?P<message>[^`]+)`", re.MULTILINE)
 
@@ -72,25 +73,28 @@ def top_level_sources(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("page", ["06_tool_contract.md", "06_tool_contract.vi.md"])
-def test_the_lab_6_4_messages_on_the_page_are_the_ones_its_tests_pin(page: str) -> None:
-    # The table promises "each example is taken from a test": some test (or constant) of the
-    # 06 file must hold both the message and its outcome. The tests write some messages as
-    # regular expressions, so their escapes are dropped before searching.
+def test_the_lab_messages_on_the_page_are_the_ones_its_tests_pin(page: str) -> None:
+    # Each table promises "the tests pin these messages": some test (or constant) of the 06
+    # file must hold both the message and its outcome. The tests write some messages as
+    # regular expressions, so their escapes are dropped before searching; a message shown cut
+    # ("…") is searched for without the ellipsis.
     text = (ROOT / "docs/checkpoints" / page).read_text(encoding="utf-8")
-    table = MESSAGE_TABLE.search(text)
-    assert table is not None, f"{page} has no Lab 6.4 message table"
-    rows = [
-        (row["outcome"], row["message"].removesuffix("…"))
-        for row in MESSAGE_ROW.finditer(table["table"])
-    ]
-    body = [line for line in table["table"].splitlines() if line.startswith("|")][2:]
-    assert len(rows) == len(body) >= 15, "every row is | `outcome` … | `message` … |"
+    tables = {table["lab"]: table["table"] for table in MESSAGE_TABLE.finditer(text)}
+    assert sorted(tables) == ["6.1", "6.2", "6.3", "6.4"], f"{page}: one table per lab"
     tests = top_level_sources(ROOT / "checkpoints/06_tool_contract/test_06_tool_contract.py")
-    unpinned = [
-        (outcome, message)
-        for outcome, message in rows
-        if not any(message in source and outcome in source for source in tests)
-    ]
+    unpinned = []
+    for lab, table in tables.items():
+        rows = [
+            (row["outcome"], row["message"].removesuffix("…").rstrip())
+            for row in MESSAGE_ROW.finditer(table)
+        ]
+        body = [line for line in table.splitlines() if line.startswith("|")][2:]
+        assert len(rows) == len(body) >= 3, f"Lab {lab}: every row is | `outcome` … | `message` |"
+        unpinned += [
+            (lab, outcome, message)
+            for outcome, message in rows
+            if not any(message in source and outcome in source for source in tests)
+        ]
     assert unpinned == []
 
 
