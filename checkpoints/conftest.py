@@ -7,6 +7,7 @@ A test says which lab it proves with ``@pytest.mark.lab("6.2")`` (or a module-le
   ``NotImplementedError("Lab 6.2: …")`` raised by the practice scaffold (also when the test
   turned it into another failure, as a ``pytest.raises(RuntimeError, match=…)`` does);
 - ``failing``: some test of the lab failed for any other reason;
+- ``blocked``: its tests fail only on the stub of another lab they use (the line names it);
 - ``passing``: every test of the lab passed.
 
 Skipped and expected-to-fail tests say nothing about a lab and are left out of its count.
@@ -33,11 +34,11 @@ from checkpoints.support import StartedTasks
 LAB_STUB = re.compile(r"NotImplementedError: Lab (?P<lab>\d+\.\d+):")
 STUB_MESSAGE = re.compile(r"Lab (?P<lab>\d+\.\d+):")
 
-Status = Literal["not started", "failing", "passing"]
+Status = Literal["not started", "failing", "blocked", "passing"]
 
 
 # A test's outcome is the worst of its phases (setup, call, teardown), in this order.
-_SEVERITY: dict[Status, int] = {"passing": 0, "failing": 1, "not started": 2}
+_SEVERITY: dict[Status, int] = {"passing": 0, "blocked": 1, "failing": 2, "not started": 3}
 
 
 @dataclass(slots=True)
@@ -45,11 +46,14 @@ class LabReport:
     """What the run saw of each lab: each test's outcome, keyed by lab id, then by test id."""
 
     outcomes: dict[str, dict[str, Status]] = field(default_factory=dict)
+    waiting_on: dict[str, set[str]] = field(default_factory=dict)  # the labs whose stubs block
 
-    def record(self, lab: str, test: str, status: Status) -> None:
+    def record(self, lab: str, test: str, status: Status, *, stub_of: str | None = None) -> None:
         tests = self.outcomes.setdefault(lab, {})
         if _SEVERITY[status] >= _SEVERITY[tests.get(test, "passing")]:
             tests[test] = status
+        if status == "blocked" and stub_of is not None:
+            self.waiting_on.setdefault(lab, set()).add(stub_of)
 
     def status_of(self, lab: str) -> Status:
         return max(self.outcomes[lab].values(), key=_SEVERITY.__getitem__)
@@ -62,7 +66,15 @@ class LabReport:
         counted = f"{total} test{'' if total == 1 else 's'}"
         if failed:
             counted = f"{failed} of {counted} fail{'s' if failed == 1 else ''}"
-        return f"Lab {lab:<5} {self.status_of(lab):<12} ({counted})"
+        status = self.status_of(lab)
+        if status == "blocked":
+            labs = sorted(self.waiting_on.get(lab, ()), key=_lab_order)
+            counted += ", on the stub of Lab " + ", ".join(labs)
+        return f"Lab {lab:<5} {status:<12} ({counted})"
+
+
+def _lab_order(lab: str) -> tuple[int, ...]:
+    return tuple(map(int, lab.split(".")))
 
 
 _REPORT_KEY = pytest.StashKey[LabReport]()
@@ -126,13 +138,16 @@ def pytest_runtest_makereport(
     if marker is None or report.skipped or (report.when != "call" and not report.failed):
         return report  # a skipped or expected-to-fail test says nothing about its lab
     lab = str(marker.args[0])
+    stub = None if report.passed else stub_that_ended(report, call)
     if report.passed:
         status: Status = "passing"
-    elif stub_that_ended(report, call) == lab:
+    elif stub == lab:
         status = "not started"
+    elif stub is not None:
+        status = "blocked"  # this lab's code may be done; another lab's stub ended the test
     else:
         status = "failing"
-    item.config.stash[_REPORT_KEY].record(lab, item.nodeid, status)
+    item.config.stash[_REPORT_KEY].record(lab, item.nodeid, status, stub_of=stub)
     return report
 
 
@@ -145,7 +160,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> Genera
     if not report.outcomes:
         return
     terminalreporter.section("labs")
-    for lab in sorted(report.outcomes, key=lambda text: tuple(map(int, text.split(".")))):
+    for lab in sorted(report.outcomes, key=_lab_order):
         terminalreporter.line(report.summary_of(lab))
 
 

@@ -2,7 +2,7 @@
 
 nox -s checkpoint -- NN    the focused tests of checkpoints 00 up to NN, against your course/src
                            (more arguments go to pytest: nox -s checkpoint -- 06 -x)
-nox -s progress            where each lab stands: not started, failing or passing
+nox -s progress            where each lab stands: not started, failing, blocked or passing
 nox -s hint -- N.M         the hint of one lab
 
 Unlike the course, where `checkpoint -- NN` runs NN's tests alone, here it also runs the
@@ -59,7 +59,7 @@ def checkpoint(session: nox.Session) -> None:
 
 @nox.session
 def progress(session: nox.Session) -> None:
-    """List every lab of this folder as not started, failing or passing."""
+    """List every lab of this folder as not started, failing, blocked or passing."""
     install_practice(session)
     session.run(
         "pytest",

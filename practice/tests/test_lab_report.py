@@ -50,3 +50,15 @@ def test_a_later_pass_does_not_hide_an_earlier_failure() -> None:
     report.record("6.3", "test_a", "failing")  # its setup failed...
     report.record("6.3", "test_a", "passing")  # ...a later phase cannot take that back
     assert report.status_of("6.3") == "failing"
+
+
+def test_a_lab_stopped_only_by_another_labs_stub_is_blocked_and_says_which() -> None:
+    report = LabReport()
+    report.record("6.2", "test_a", "passing")
+    report.record("6.2", "test_b", "blocked", stub_of="6.1")
+    report.record("6.2", "test_c", "blocked", stub_of="6.1")
+    assert report.summary_of("6.2") == (
+        "Lab 6.2   blocked      (2 of 3 tests fail, on the stub of Lab 6.1)"
+    )
+    report.record("6.2", "test_d", "failing")  # a failure of its own outranks waiting
+    assert report.summary_of("6.2") == "Lab 6.2   failing      (3 of 4 tests fail)"

@@ -452,6 +452,19 @@ def test_a_stub_caught_by_pytest_raises_still_reads_not_started(
     assert "Lab 2.1   not started  (1 of 1 test fails)" in run.output
 
 
+def test_a_lab_stopped_by_an_earlier_labs_stub_reads_blocked(course: Path, tmp_path: Path) -> None:
+    run = run_extra_test_file(
+        course,
+        tmp_path,
+        "import pytest\n\n\n"
+        "@pytest.mark.lab('2.2')\n"
+        "def test_uses_the_earlier_lab() -> None:\n"
+        "    raise NotImplementedError('Lab 2.1: a stub the test calls')\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["failed"]
+    assert "Lab 2.2   blocked      (1 of 1 test fails, on the stub of Lab 2.1)" in run.output
+
+
 def test_a_failure_collects_garbage_before_pytest_formats_it(course: Path, tmp_path: Path) -> None:
     # On CPython 3.11 a collection inside pytest's ast.parse of a failing test, finalizing a
     # failed task that logs its traceback, crashes the run. The conftest collects first: with
