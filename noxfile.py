@@ -36,11 +36,18 @@ def install_course(session: nox.Session) -> None:
 def checkpoint_usage(catalog: tuple[Checkpoint, ...]) -> str:
     lines = [
         "usage: nox -s checkpoint -- NN    (or: nox -s checkpoint -- all)",
+        "       pytest options may follow: nox -s checkpoint -- 06 --lab 6.2 -x",
         "",
         "available checkpoints:",
         *(f"  {c.number}  {c.title}" for c in catalog),
     ]
     return "\n".join(lines)
+
+
+def split_options(args: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``args`` into the checkpoint arguments and the pytest options from the first ``-``."""
+    first = next((i for i, arg in enumerate(args) if arg.startswith("-")), len(args))
+    return args[:first], args[first:]
 
 
 def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
@@ -55,14 +62,15 @@ def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tupl
 def checkpoint(session: nox.Session) -> None:
     """Run exactly one checkpoint's focused tests: nox -s checkpoint -- 06 (or -- all)."""
     catalog = load_catalog()
-    chosen = select_checkpoints(session.posargs, catalog)
+    names, options = split_options(session.posargs)
+    chosen = select_checkpoints(names, catalog)
     if not chosen:
         session.error(f"expected one checkpoint number or 'all'\n\n{checkpoint_usage(catalog)}")
     install_course(session)
     for selected in chosen:
         test_file = selected.test_file.relative_to(ROOT)
         session.log(f"checkpoint {selected.number} ({selected.title}): running {test_file}")
-        session.run("pytest", str(test_file))
+        session.run("pytest", str(test_file), *options)
 
 
 @nox.session

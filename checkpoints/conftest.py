@@ -80,9 +80,41 @@ def _lab_order(lab: str) -> tuple[int, ...]:
 _REPORT_KEY = pytest.StashKey[LabReport]()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--lab",
+        action="append",
+        default=[],
+        metavar="N.M",
+        help="run only the tests tagged with this lab, such as 6.2 (may be given again)",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "lab(id): the lab this test proves, such as '6.2'")
     config.stash[_REPORT_KEY] = LabReport()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # `-m` selects by a marker's name, not by its argument, so --lab does the selecting.
+    wanted: list[str] = config.getoption("--lab")
+    if not wanted:
+        return
+    tagged = {item: _lab_of(item) for item in items}
+    unknown = sorted(set(wanted) - set(tagged.values()), key=_lab_order)
+    if unknown:
+        known = ", ".join(sorted({lab for lab in tagged.values() if lab}, key=_lab_order))
+        raise pytest.UsageError(
+            f"no test here is tagged with lab {', '.join(unknown)}; the labs here: {known}"
+        )
+    dropped = [item for item, lab in tagged.items() if lab not in wanted]
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = [item for item, lab in tagged.items() if lab in wanted]
+
+
+def _lab_of(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("lab")
+    return None if marker is None else str(marker.args[0])
 
 
 # Shown under a test that failed with CancelledError: its traceback ends in pytest-asyncio's
@@ -134,10 +166,9 @@ def pytest_runtest_makereport(
     report = yield
     if report.failed and call.excinfo is not None and call.excinfo.type is asyncio.CancelledError:
         report.sections.append(("why CancelledError?", CANCELLED_TEST_HINT))
-    marker = item.get_closest_marker("lab")
-    if marker is None or report.skipped or (report.when != "call" and not report.failed):
+    lab = _lab_of(item)
+    if lab is None or report.skipped or (report.when != "call" and not report.failed):
         return report  # a skipped or expected-to-fail test says nothing about its lab
-    lab = str(marker.args[0])
     stub = None if report.passed else stub_that_ended(report, call)
     if report.passed:
         status: Status = "passing"

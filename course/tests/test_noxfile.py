@@ -43,6 +43,21 @@ def test_bad_arguments_select_nothing(arguments: list[str]) -> None:
     assert NOXFILE.select_checkpoints(arguments, CATALOG) == ()
 
 
+@pytest.mark.parametrize(
+    ("arguments", "names", "options"),
+    [
+        (["06"], ["06"], []),
+        (["06", "--lab", "6.2", "-x"], ["06"], ["--lab", "6.2", "-x"]),
+        (["-1"], [], ["-1"]),
+        (["01", "02", "-x"], ["01", "02"], ["-x"]),
+    ],
+)
+def test_pytest_options_follow_the_checkpoint(
+    arguments: list[str], names: list[str], options: list[str]
+) -> None:
+    assert NOXFILE.split_options(arguments) == (names, options)
+
+
 def test_usage_lists_every_checkpoint() -> None:
     usage = NOXFILE.checkpoint_usage(CATALOG)
     assert all(f"  {c.number}  {c.title}" in usage for c in CATALOG)

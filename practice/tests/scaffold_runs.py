@@ -60,8 +60,13 @@ def focused_test_paths(chosen: Sequence[Checkpoint]) -> list[str]:
     return [f"checkpoints/{c.name}/{c.test_file.name}" for c in chosen]
 
 
-def run_focused_tests(folder: Path, files: Sequence[str], work: Path) -> ScaffoldRun:
-    """Run ``files`` (relative to ``folder``) with the folder's own harness; ``work`` is scratch."""
+def run_focused_tests(
+    folder: Path, files: Sequence[str], work: Path, options: Sequence[str] = ()
+) -> ScaffoldRun:
+    """Run ``files`` (relative to ``folder``) with the folder's own harness; ``work`` is scratch.
+
+    ``options`` are passed on to pytest, after the files.
+    """
     work.mkdir(parents=True, exist_ok=True)
     link_dir = work / "pythonpath"
     if link_dir.exists():
@@ -88,6 +93,7 @@ def run_focused_tests(folder: Path, files: Sequence[str], work: Path) -> Scaffol
             "-q",
             "--tb=short",
             *files,
+            *options,
         ],
         cwd=folder,
         env=env,

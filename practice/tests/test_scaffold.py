@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -411,11 +412,38 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
     assert "Lab 2.2   passing      (1 test)" in run.output
 
 
-def run_extra_test_file(course: Path, tmp_path: Path, source: str) -> ScaffoldRun:
+def run_extra_test_file(
+    course: Path, tmp_path: Path, source: str, options: Sequence[str] = ()
+) -> ScaffoldRun:
     """Run one more test file, written into a fresh practice folder, with its conftest."""
     made = make_practice_folder(course, "02", tmp_path / "p02")
     (made / "checkpoints" / "test_extra.py").write_text(source, encoding="utf-8")
-    return run_focused_tests(made, ["checkpoints/test_extra.py"], tmp_path / "run")
+    return run_focused_tests(made, ["checkpoints/test_extra.py"], tmp_path / "run", options)
+
+
+LAB_TESTS = (
+    "import pytest\n\n\n"
+    "@pytest.mark.lab('2.1')\n"
+    "def test_of_lab_2_1() -> None:\n    pass\n\n\n"
+    "@pytest.mark.lab('2.2')\n"
+    "def test_of_lab_2_2() -> None:\n    pass\n\n\n"
+    "def test_of_no_lab() -> None:\n    pass\n"
+)
+
+
+def test_the_lab_option_runs_only_that_labs_tests(course: Path, tmp_path: Path) -> None:
+    run = run_extra_test_file(course, tmp_path, LAB_TESTS, ["--lab", "2.2"])
+    assert [o.nodeid.split("::")[-1] for o in run.outcomes] == ["test_of_lab_2_2"]
+    assert "Lab 2.2   passing      (1 test)" in run.output
+    assert "Lab 2.1" not in run.output
+
+
+def test_the_lab_option_names_the_labs_there_are_when_it_finds_none(
+    course: Path, tmp_path: Path
+) -> None:
+    run = run_extra_test_file(course, tmp_path, LAB_TESTS, ["--lab", "9.9"])
+    assert run.returncode == 4  # pytest's usage error
+    assert "no test here is tagged with lab 9.9; the labs here: 2.1, 2.2" in run.output
 
 
 def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_path: Path) -> None:
