@@ -65,7 +65,12 @@ def checkpoint(session: nox.Session) -> None:
     names, options = split_options(session.posargs)
     chosen = select_checkpoints(names, catalog)
     if not chosen:
-        session.error(f"expected one checkpoint number or 'all'\n\n{checkpoint_usage(catalog)}")
+        # Printed as it is: nox ends the message of session.error with a period of its own.
+        print(
+            f"expected one checkpoint number or 'all'\n\n{checkpoint_usage(catalog)}",
+            file=sys.stderr,
+        )
+        session.error("see the usage above")
     install_course(session)
     for selected in chosen:
         test_file = selected.test_file.relative_to(ROOT)

@@ -76,3 +76,4 @@ def test_nox_checkpoint_with_bad_arguments_prints_usage_and_fails(arguments: lis
     assert done.returncode != 0
     assert "usage: nox -s checkpoint -- NN" in done.stderr
     assert "06  Tool contract" in done.stderr
+    assert "Tool contract." not in done.stderr  # the usage is printed as it is, no period added

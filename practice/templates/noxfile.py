@@ -43,13 +43,20 @@ def focused_test_files(chosen: tuple[Checkpoint, ...]) -> list[str]:
     return [str(c.test_file.relative_to(ROOT)) for c in chosen]
 
 
+def usage_error(session: nox.Session, error: CommandError) -> None:
+    """Print a command's usage and stop the session."""
+    # Printed as it is: nox ends the message of session.error with a period of its own.
+    print(error, file=sys.stderr)
+    session.error("see the usage above")
+
+
 @nox.session(default=False)
 def checkpoint(session: nox.Session) -> None:
     """Run the focused tests of 00 up to NN against your code: nox -s checkpoint -- 06."""
     try:
         chosen = checkpoints_through(load_catalog(), session.posargs[:1])
     except CommandError as exc:
-        session.error(str(exc))
+        usage_error(session, exc)
     install_practice(session)
     session.log(f"checkpoints {chosen[0].number}-{chosen[-1].number}: {chosen[-1].title}")
     # Short tracebacks: a fresh folder fails every test of its labs, and the labs section at
@@ -78,5 +85,5 @@ def hint(session: nox.Session) -> None:
     try:
         text = hint_text(load_catalog(), session.posargs)
     except CommandError as exc:
-        session.error(str(exc))
+        usage_error(session, exc)
     print(text)
