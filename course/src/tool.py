@@ -413,18 +413,15 @@ async def execute_tool_call(
     reason if ``signal`` aborts before the result is published (and the tool is stopped first);
     raises CancelledError if the caller's task is cancelled; re-raises a genuine
     NonRecoverableToolError; raises ToolContractError(INVALID_TOOL_CALL) for a malformed call,
-    TypeError for a registry or a signal of the wrong type, and RuntimeError outside an asyncio
-    task.
+    TypeError for a registry or a signal of the wrong type, and RuntimeError outside a running
+    asyncio event loop.
     """
     # BEGIN LAB 6.4
     if type(registry) is not ToolRegistry:
         raise TypeError(f"registry must be a ToolRegistry, got {type_name(registry)}")
     if type(signal) is not AbortSignal:
         raise TypeError(f"signal must be an AbortSignal, got {type_name(signal)}")
-    # Outside a task (no loop at all, or a bare loop callback driving this coroutine), nothing
-    # could cancel the tool: refuse before any of its code runs.
-    if asyncio.current_task() is None:  # raises RuntimeError itself without a running loop
-        raise RuntimeError("execute_tool_call must run inside an asyncio task")
+    asyncio.get_running_loop()  # outside asyncio, raise RuntimeError before any tool code runs
     signal.raise_if_aborted()  # 1. nothing starts after an abort
     call_id, name, arguments = _snapshot_call(call)  # 2. malformed: ToolContractError
     try:
