@@ -237,15 +237,15 @@ def object_schema(fields: Mapping[str, Field]) -> Callable[[object], Decision]:
     checks = tuple((name, field.check, field.required) for name, field in declared.items())
 
     def validate(arguments: object) -> Decision:
-        if type(arguments) is types.MappingProxyType:
+        if type(arguments) is not dict:
+            if type(arguments) is not types.MappingProxyType:
+                return reject(_expected("an object", arguments))
             # A read-only mapping passes every read on to what it wraps, which may be anything
             # with methods of its own; thaw_json looks inside without running any of it.
             try:
                 thaw_json(cast("JsonObject", arguments))
             except TypeError as exc:
                 return reject(f"expected a JSON object snapshot: {exc}")
-        elif type(arguments) is not dict:
-            return reject(_expected("an object", arguments))
         given: Mapping[object, object] = arguments
         for key in given:
             if type(key) is not str:  # checked before `in`, which would hash a foreign key
