@@ -462,35 +462,31 @@ def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_pat
     assert "The test's own task was cancelled" in run.output
 
 
-def test_a_stub_caught_by_pytest_raises_still_reads_not_started(
-    course: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        # NotImplementedError is a RuntimeError: pytest.raises catches the stub and fails with
+        # "Regex pattern did not match"; the stub is still what ended the test.
+        (
+            "    with pytest.raises(RuntimeError, match='no running event loop'):\n"
+            "        raise NotImplementedError('Lab 2.2: a stub')\n",
+            "Lab 2.2   not started  (1 of 1 test fails)",
+        ),
+        # Another lab's stub: this lab's code may well be done.
+        (
+            "    raise NotImplementedError('Lab 2.1: a stub the test calls')\n",
+            "Lab 2.2   blocked      (1 of 1 test fails, on the stub of Lab 2.1)",
+        ),
+    ],
+    ids=["own-stub-caught-by-pytest-raises", "another-labs-stub"],
+)
+def test_a_lab_test_that_a_stub_ended_reads_as_that_stub(
+    course: Path, tmp_path: Path, body: str, line: str
 ) -> None:
-    # NotImplementedError is a RuntimeError: a test expecting a RuntimeError catches the stub
-    # and fails with "Regex pattern did not match"; the stub is still what ended it.
-    run = run_extra_test_file(
-        course,
-        tmp_path,
-        "import pytest\n\n\n"
-        "@pytest.mark.lab('2.1')\n"
-        "def test_expects_a_runtime_error() -> None:\n"
-        "    with pytest.raises(RuntimeError, match='no running event loop'):\n"
-        "        raise NotImplementedError('Lab 2.1: a stub')\n",
-    )
+    source = "import pytest\n\n\n@pytest.mark.lab('2.2')\ndef test_of_lab_2_2() -> None:\n"
+    run = run_extra_test_file(course, tmp_path, source + body)
     assert [o.outcome for o in run.outcomes] == ["failed"]
-    assert "Lab 2.1   not started  (1 of 1 test fails)" in run.output
-
-
-def test_a_lab_stopped_by_an_earlier_labs_stub_reads_blocked(course: Path, tmp_path: Path) -> None:
-    run = run_extra_test_file(
-        course,
-        tmp_path,
-        "import pytest\n\n\n"
-        "@pytest.mark.lab('2.2')\n"
-        "def test_uses_the_earlier_lab() -> None:\n"
-        "    raise NotImplementedError('Lab 2.1: a stub the test calls')\n",
-    )
-    assert [o.outcome for o in run.outcomes] == ["failed"]
-    assert "Lab 2.2   blocked      (1 of 1 test fails, on the stub of Lab 2.1)" in run.output
+    assert line in run.output
 
 
 def test_a_failure_collects_garbage_before_pytest_formats_it(course: Path, tmp_path: Path) -> None:
