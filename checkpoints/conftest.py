@@ -100,13 +100,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     wanted: list[str] = config.getoption("--lab")
     if not wanted:
         return
+    for lab in wanted:
+        if not re.fullmatch(r"\d+\.\d+", lab):
+            raise pytest.UsageError(f"--lab takes a lab id such as 6.2, got {lab!r}")
     tagged = {item: _lab_of(item) for item in items}
     unknown = sorted(set(wanted) - set(tagged.values()), key=_lab_order)
     if unknown:
-        known = ", ".join(sorted({lab for lab in tagged.values() if lab}, key=_lab_order))
-        raise pytest.UsageError(
-            f"no test here is tagged with lab {', '.join(unknown)}; the labs here: {known}"
-        )
+        known = sorted({lab for lab in tagged.values() if lab is not None}, key=_lab_order)
+        there = f"the labs here: {', '.join(known)}" if known else "no test here has a lab"
+        raise pytest.UsageError(f"no test here is tagged with lab {', '.join(unknown)}; {there}")
     dropped = [item for item, lab in tagged.items() if lab not in wanted]
     config.hook.pytest_deselected(items=dropped)
     items[:] = [item for item, lab in tagged.items() if lab in wanted]
@@ -128,6 +130,12 @@ CANCELLED_TEST_HINT = (
 )
 
 
+# A test's exception is the test's code: its chain is read through BaseException's own
+# descriptors, so that no property of an exception class runs inside pytest's reporting.
+_cause_of = BaseException.__dict__["__cause__"].__get__
+_context_of = BaseException.__dict__["__context__"].__get__
+
+
 def stub_in_chain(error: BaseException) -> str | None:
     """Return the lab of a stub's NotImplementedError in the chain of ``error``, or None."""
     # A stub raised inside `pytest.raises(RuntimeError, match=...)` (NotImplementedError is a
@@ -136,12 +144,11 @@ def stub_in_chain(error: BaseException) -> str | None:
     link: BaseException | None = error
     while link is not None and id(link) not in seen:
         seen.add(id(link))
-        message = link.args[0] if link.args else None
-        if type(link) is NotImplementedError and type(message) is str:
-            stub = STUB_MESSAGE.match(message)
+        if type(link) is NotImplementedError and link.args and type(link.args[0]) is str:
+            stub = STUB_MESSAGE.match(link.args[0])  # the exact type's own args: runs nothing
             if stub:
                 return stub["lab"]
-        link = link.__cause__ or link.__context__
+        link = _cause_of(link) or _context_of(link)
     return None
 
 
@@ -157,13 +164,18 @@ def stub_that_ended(report: pytest.TestReport, call: pytest.CallInfo[None]) -> s
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    if call.excinfo is not None:
-        # Before pytest formats the failure (it parses the test's source with ast): on CPython
-        # 3.11, a garbage collection inside that parse can finalize a failed task of an earlier
-        # test, whose logged traceback parses source too, and the nested parse crashes the run
-        # ("SystemError: AST constructor recursion depth mismatch"). Collected here, it cannot.
-        gc.collect()
-    report = yield
+    # While pytest makes the report it may format a failure, parsing the test's source with
+    # ast. On CPython 3.11, a garbage collection inside that parse can finalize a failed task of
+    # an earlier test, whose logged traceback parses source too, and the nested parse crashes
+    # the run ("SystemError: AST constructor recursion depth mismatch"). So no collection may
+    # start meanwhile; the garbage waits for the next one.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        report = yield
+    finally:
+        if collecting:
+            gc.enable()
     if report.failed and call.excinfo is not None and call.excinfo.type is asyncio.CancelledError:
         report.sections.append(("why CancelledError?", CANCELLED_TEST_HINT))
     lab = _lab_of(item)

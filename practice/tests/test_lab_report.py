@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from checkpoints import conftest
 from checkpoints.conftest import LabReport
 
 
@@ -62,3 +69,47 @@ def test_a_lab_stopped_only_by_another_labs_stub_is_blocked_and_says_which() -> 
     )
     report.record("6.2", "test_d", "failing")  # a failure of its own outranks waiting
     assert report.summary_of("6.2") == "Lab 6.2   failing      (3 of 4 tests fail)"
+
+
+def test_no_garbage_collection_starts_while_pytest_makes_a_report() -> None:
+    # pytest may format a failure then, parsing source with ast; on CPython 3.11 a collection
+    # inside that parse, finalizing a failed task that logs its traceback, crashed a run.
+    item: Any = SimpleNamespace(get_closest_marker=lambda name: None)
+    call: Any = SimpleNamespace(excinfo=None)
+    passed: Any = SimpleNamespace(failed=False, skipped=False, passed=True, when="call")
+    try:
+        making = conftest.pytest_runtest_makereport(item, call)
+        next(making)  # here pytest makes the report
+        assert not gc.isenabled()
+        with pytest.raises(StopIteration):
+            making.send(passed)
+        assert gc.isenabled()
+
+        failing = conftest.pytest_runtest_makereport(item, call)
+        next(failing)
+        with pytest.raises(RuntimeError):
+            failing.throw(RuntimeError("making the report failed"))
+        assert gc.isenabled()  # back on, whatever happened
+    finally:
+        gc.enable()
+
+
+def test_finding_the_stub_in_a_chain_runs_no_code_of_the_tests_exceptions() -> None:
+    ran: list[str] = []
+
+    class LoudError(Exception):
+        @property
+        def args(self) -> Any:  # type: ignore[override]
+            ran.append("args")
+            return ("Lab 6.1: not a stub",)
+
+        @property
+        def __cause__(self) -> Any:  # type: ignore[override]
+            ran.append("__cause__")
+            return None
+
+    assert conftest.stub_in_chain(LoudError()) is None
+    ended = LoudError()
+    ended.__context__ = NotImplementedError("Lab 6.2: a stub")  # as if raised while handling it
+    assert conftest.stub_in_chain(ended) == "6.2"
+    assert ran == []
