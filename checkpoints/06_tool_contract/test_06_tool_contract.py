@@ -28,7 +28,13 @@ import harness.tool as tool_module
 from checkpoints import support
 from harness.abort import AbortController, AbortError, AbortSignal
 from harness.cancel_on_abort import CancelOnAbort
-from harness.protocol import JsonObject, ToolCall, ToolResultMessage, thaw_json
+from harness.protocol import (
+    JsonObject,
+    ToolCall,
+    ToolResultMessage,
+    snapshot_json_object,
+    thaw_json,
+)
 from harness.scripted_model import ModelRequest
 from harness.scripted_model import ToolSpec as ScriptedModelToolSpec
 from harness.tool import (
@@ -681,8 +687,20 @@ def test_a_validator_with_a_posing_attribute_key_is_refused_without_comparing_it
             "parameters must be a JSON object snapshot: "
             "a read-only mapping of a JSON snapshot wraps a plain dict",
         ),
+        (
+            "parameters",
+            lambda: snapshot_json_object({"type": "array"}),
+            'parameters must have "type": "object"',
+        ),
     ],
-    ids=["posing-name", "empty-description", "execute", "plain-dict", "wrapped-subclass"],
+    ids=[
+        "posing-name",
+        "empty-description",
+        "execute",
+        "plain-dict",
+        "wrapped-subclass",
+        "not-an-object-schema",
+    ],
 )
 def test_define_tool_checks_a_tool_definition_forged_after_it_was_made(
     field: str, forge: Callable[[], object], refused: str
@@ -1469,6 +1487,25 @@ async def test_a_validator_that_returns_the_callers_own_task_does_not_cancel_it(
     assert result.content == AWAITABLE_REFUSED
     assert_no_cancellation_is_pending()
     await asyncio.sleep(0)  # would raise CancelledError if a cancellation were pending
+
+
+@lab_6_4
+async def test_the_callers_own_task_returned_by_a_validator_is_not_observed_for_it() -> None:
+    # Observing it would mark the caller's own later failure as seen, and asyncio would then
+    # never report it.
+    async def caller() -> None:
+        result = await run(
+            registry_with(tool(validate=lambda _: asyncio.current_task())), call("echo", {})
+        )
+        assert result.content == AWAITABLE_REFUSED
+        raise ValueError("the caller's own failure, which nobody retrieves")
+
+    with loop_reports() as reports:
+        task = asyncio.create_task(caller())
+        await asyncio.wait({task})
+        del task
+        await let_late_reports_happen()
+    assert [report["message"] for report in reports] == ["Task exception was never retrieved"]
 
 
 @lab_6_4

@@ -281,12 +281,14 @@ def _dispose_of_awaitable(value: object) -> bool:
             value.close()
         return True
     if issubclass(type(value), asyncio.Future):  # issubclass on type(): no __class__ tricks
+        if value is asyncio.current_task():
+            # The task running this call: cancelled from inside, it would be hit at a later
+            # await of the caller's, and its outcome is the caller's to observe.
+            return True
         # The base classes' own methods: a subclass's overrides are foreign code.
-        # The validator's work is stopped, but never the task running this call: cancelled
-        # from inside, it would be hit at some later await of the caller's.
-        if issubclass(type(value), asyncio.Task) and value is not asyncio.current_task():
+        if issubclass(type(value), asyncio.Task):
             with contextlib.suppress(Exception):  # it cancels what the task waits on, too
-                asyncio.Task.cancel(cast("asyncio.Task[object]", value))
+                asyncio.Task.cancel(cast("asyncio.Task[object]", value))  # the validator's work
         # Observe the outcome, now or when it comes, so asyncio never logs "exception was never
         # retrieved". A plain future is someone else's: it is not cancelled.
         with contextlib.suppress(Exception):

@@ -178,6 +178,12 @@ def _required_callable(field_name: str, value: object) -> object:
     return value
 
 
+def _require_object_schema(where: str, schema: JsonObject) -> None:
+    """Refuse a JSON Schema that does not describe an object: a tool's arguments are one."""
+    if schema.get("type") != "object":  # a snapshot: plain dict, str keys, JSON values
+        raise ToolContractError(INVALID_TOOL_DEFINITION, f'{where} must have "type": "object"')
+
+
 def _checked_again(definition: ToolDefinition) -> ToolDefinition:
     """Return a ToolDefinition whose fields pass the checks again, or refuse it."""
     # Frozen does not mean unforgeable: object.__setattr__ changes a field after __post_init__
@@ -199,6 +205,7 @@ def _checked_again(definition: ToolDefinition) -> ToolDefinition:
         raise ToolContractError(
             INVALID_TOOL_DEFINITION, f"parameters must be a JSON object snapshot: {exc}"
         ) from exc
+    _require_object_schema("parameters", definition.parameters)
     return definition
 
 
@@ -220,10 +227,7 @@ def _parameters_of(validate: object) -> JsonObject:
         raise ToolContractError(
             INVALID_TOOL_DEFINITION, f"validate.json_schema is not a JSON object: {exc}"
         ) from exc
-    if parameters.get("type") != "object":
-        raise ToolContractError(
-            INVALID_TOOL_DEFINITION, 'validate.json_schema must have "type": "object"'
-        )
+    _require_object_schema("validate.json_schema", parameters)
     return parameters
 
 
