@@ -69,6 +69,36 @@ def json_values(
     )
 
 
+def loud_instance() -> tuple[object, list[str]]:
+    """Return an object that records each ``==``, hash, ``repr``, ``str`` or format asked of it.
+
+    A record that refuses it must name it by type alone (``safe_repr``, ``type_name``): its
+    methods are code of whoever made it. A test asserts that the list stayed empty.
+    """
+    asked: list[str] = []
+
+    class Loud:
+        def __eq__(self, other: object) -> bool:
+            asked.append("__eq__")
+            return True
+
+        def __hash__(self) -> int:
+            asked.append("__hash__")
+            return 0
+
+        def __repr__(self) -> str:
+            asked.append("__repr__")
+            return "whatever it likes"
+
+        __str__ = __repr__
+
+        def __format__(self, spec: str) -> str:
+            asked.append("__format__")
+            return "whatever it likes"
+
+    return Loud(), asked
+
+
 def watched_class_instance() -> tuple[object, list[str]]:
     """Return an object whose class's metaclass records each ``==``, hash or name asked of it.
 

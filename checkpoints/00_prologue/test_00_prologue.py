@@ -115,6 +115,16 @@ def test_a_step_refuses_a_bad_position_actor_or_message(
         TraceStep(**{**fields, **changes})  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("field", ["position", "actor"])
+def test_a_step_names_a_bad_position_or_actor_by_type_without_running_it(field: str) -> None:
+    loud, asked = support.loud_instance()
+    step = complete_trace()[0]
+    fields = {"position": step.position, "actor": step.actor, "message": step.message}
+    with pytest.raises(ValueError, match=rf"^TraceStep\.{field} must be .*Loud$"):
+        TraceStep(**{**fields, field: loud})  # type: ignore[arg-type]
+    assert asked == []
+
+
 def test_a_trace_step_checks_its_message_type_without_asking_a_metaclass() -> None:
     odd, asked = support.watched_class_instance()
     with pytest.raises(TypeError, match=r"^TraceStep\.message must be a Message: Odd$"):

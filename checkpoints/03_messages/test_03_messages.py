@@ -340,6 +340,16 @@ def test_hostile_containers_and_tags_are_refused_without_running_their_code() ->
         FieldTypeError, match=r"^\$\.content\[0\]: expected an object, got Hostile$"
     ):
         normalize_message({"role": "user", "content": [Hostile(type="text", text="x")]})
+
+    class PosingKey(str):  # hashes like "role", so a lookup of "role" would compare with it
+        def __eq__(self, other: object) -> bool:
+            ran.append("key __eq__")
+            return True
+
+        __hash__ = str.__hash__
+
+    with pytest.raises(UnexpectedFieldError, match=r"^\$: field names must be str, got PosingKey$"):
+        normalize_message({PosingKey("role"): "user", "content": "hi"})
     assert ran == []
 
 

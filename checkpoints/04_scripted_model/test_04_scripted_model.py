@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checkpoints.support import StartedTasks, watched_class_instance
+from checkpoints.support import StartedTasks, loud_instance, watched_class_instance
 from harness.abort import AbortController, AbortError, AbortSignal, SignalState
 from harness.event_stream import EventStream
 from harness.protocol import (
@@ -501,6 +501,13 @@ async def _collect(
 def test_tool_spec_refuses_bad_fields(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(TypeError, match=message):
         ToolSpec.create(**kwargs)  # type: ignore[arg-type]
+
+
+def test_tool_spec_names_a_bad_name_by_type_without_running_it() -> None:
+    loud, asked = loud_instance()
+    with pytest.raises(TypeError, match=r"^ToolSpec\.name must be a non-empty str, got Loud$"):
+        ToolSpec.create(name=loud, description="d")  # type: ignore[arg-type]
+    assert asked == []
 
 
 def test_tool_spec_refuses_a_plain_dict_as_parameters() -> None:

@@ -139,29 +139,37 @@ def _shown(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
-def _read_fields(value: object, path: str, names: tuple[str, ...]) -> dict[str, object]:
-    """Copy the fields ``names`` out of an exact dict that has exactly those str keys."""
+def _object(value: object, path: str) -> dict[str, object]:
+    """Return an exact dict whose keys are all exact strs; refuse anything else."""
     if type(value) is not dict:
         raise FieldTypeError(f"{path}: expected an object, got {type_name(value)}")
+    # Before any lookup: `name in value` compares the keys that hash like name, and a str
+    # subclass among them would compare with its own __eq__.
     for key in value:  # an exact dict: iterating it runs no code that the sender wrote
         if type(key) is not str:
             raise UnexpectedFieldError(f"{path}: field names must be str, got {type_name(key)}")
+    return value
+
+
+def _read_fields(value: object, path: str, names: tuple[str, ...]) -> dict[str, object]:
+    """Copy the fields ``names`` out of an exact dict that has exactly those str keys."""
+    fields = _object(value, path)
+    for key in fields:
         if key not in names:
             raise UnexpectedFieldError(f"{path}: unexpected field {_shown(key)}")
     for name in names:
-        if name not in value:
+        if name not in fields:
             raise MissingFieldError(f"{path}: missing field {name!r}")
-    return {name: value[name] for name in names}
+    return {name: fields[name] for name in names}
 
 
 def _tag(value: object, path: str, name: str) -> str:
     """Return the tag field ``name`` (role or block type) of an exact dict, as an exact str."""
-    if type(value) is not dict:
-        raise FieldTypeError(f"{path}: expected an object, got {type_name(value)}")
-    if name not in value:
+    fields = _object(value, path)
+    if name not in fields:
         raise MissingFieldError(f"{path}: missing field {name!r}")
     # Compare only exact strs: `"user" == tag` would call the __eq__ of a hostile object.
-    return _text(value[name], f"{path}.{name}")
+    return _text(fields[name], f"{path}.{name}")
 
 
 def _text(value: object, path: str, *, non_empty: bool = False) -> str:

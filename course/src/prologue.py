@@ -15,6 +15,7 @@ from harness.protocol import (
     ToolCall,
     ToolResultMessage,
     UserMessage,
+    safe_repr,
     type_name,
 )
 
@@ -33,10 +34,13 @@ class TraceStep:
     message: Message
 
     def __post_init__(self) -> None:
-        if type(self.position) is not int or self.position < 0:
-            raise ValueError(f"TraceStep.position must be an int >= 0, got {self.position!r}")
-        if self.actor not in ("user", "model", "harness"):
-            raise ValueError(f"TraceStep.actor must be user, model or harness: {self.actor!r}")
+        # Exact types first: a foreign object's __eq__ and __repr__ are code of whoever made it.
+        position: object = self.position
+        if type(position) is not int or position < 0:
+            raise ValueError(f"TraceStep.position must be an int >= 0, got {safe_repr(position)}")
+        actor: object = self.actor
+        if type(actor) is not str or actor not in ("user", "model", "harness"):
+            raise ValueError(f"TraceStep.actor must be user, model or harness: {safe_repr(actor)}")
         # `is`, not `in (...)`: comparing classes with == would run a metaclass's code
         if not any(type(self.message) is kind for kind in _MESSAGE_TYPES):
             raise TypeError(f"TraceStep.message must be a Message: {type_name(self.message)}")

@@ -38,6 +38,7 @@ __all__ = [
     "describe",
     "describe_event",
     "describe_result",
+    "safe_repr",
     "snapshot_json",
     "snapshot_json_object",
     "thaw_json",
@@ -80,6 +81,12 @@ def type_name(value: object) -> str:
     """Return the name of ``value``'s class without asking the class (or its metaclass)."""
     name = _name_of_class(type(value))
     return name if type(name) is str else "object"
+
+
+def safe_repr(value: object) -> str:
+    """Return ``repr(value)`` for None or an exact bool, int, float or str, else its type's name."""
+    # Those reprs are Python's own; any other object's __repr__ is code of whoever made it.
+    return repr(value) if _has_scalar_type(value) else type_name(value)
 
 
 # --8<-- [end:type-name]

@@ -58,6 +58,7 @@ from harness.protocol import (
     ToolCallEvent,
     ToolResultMessage,
     UserMessage,
+    safe_repr,
     snapshot_json_object,
     type_name,
 )
@@ -82,7 +83,7 @@ class ToolSpec:
 
     def __post_init__(self) -> None:
         if type(self.name) is not str or not self.name:
-            raise TypeError(f"ToolSpec.name must be a non-empty str, got {self.name!r}")
+            raise TypeError(f"ToolSpec.name must be a non-empty str, got {safe_repr(self.name)}")
         if type(self.description) is not str:
             raise TypeError(
                 f"ToolSpec.description must be a str, got {type_name(self.description)}"
