@@ -1705,6 +1705,22 @@ async def test_a_long_error_message_is_shortened_so_the_content_still_parses(
 
 
 @lab_6_4
+async def test_an_error_message_that_just_fits_is_kept_whole_and_one_more_is_shortened() -> None:
+    room = MAX_CONTENT_CODE_POINTS - len(error_content("TOOL_ARGUMENTS_INVALID", ""))
+
+    async def content_for(message: str) -> str:
+        registry = registry_with(tool(validate=lambda arguments: reject(message)))
+        return (await run(registry, call("echo", {}))).content
+
+    whole = await content_for("x" * room)
+    assert whole == error_content("TOOL_ARGUMENTS_INVALID", "x" * room)
+    assert len(whole) == MAX_CONTENT_CODE_POINTS
+    shortened = await content_for("x" * (room + 1))
+    assert len(shortened) == MAX_CONTENT_CODE_POINTS
+    assert json.loads(shortened)["error"]["message"].endswith("x [message truncated]")
+
+
+@lab_6_4
 @given(message=st.text(min_size=1, max_size=5000))
 @settings(max_examples=60, deadline=None)
 def test_error_content_always_parses_and_keeps_the_start_of_the_message(message: str) -> None:

@@ -372,6 +372,8 @@ def _serialize(output: object) -> str:
 
 
 _MESSAGE_CUT: Final = " [message truncated]"
+# Made once: json.dumps with keyword arguments builds an encoder on every call.
+_encode_string: Final = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _error_content(code: str, message: str) -> str:
@@ -399,7 +401,7 @@ def _prefix_written_within(text: str, room: int) -> str:
 
 def _written_length(text: str) -> int:
     """Return how many code points JSON takes to write ``text``, without its quotes."""
-    return len(json.dumps(text, ensure_ascii=False)) - 2
+    return len(_encode_string(text)) - 2
 
 
 # END LAB 6.4
