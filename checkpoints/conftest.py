@@ -31,10 +31,15 @@ import pytest
 
 from checkpoints.support import StartedTasks
 
-LAB_STUB = re.compile(r"NotImplementedError: Lab (?P<lab>\d+\.\d+):")
+# A stub's message starts "Lab 6.2: …"; in a formatted failure it follows the exception's name.
 STUB_MESSAGE = re.compile(r"Lab (?P<lab>\d+\.\d+):")
+LAB_STUB = re.compile("NotImplementedError: " + STUB_MESSAGE.pattern)
 
 Status = Literal["not started", "failing", "blocked", "passing"]
+
+
+def _lab_order(lab: str) -> tuple[int, ...]:
+    return tuple(map(int, lab.split(".")))
 
 
 # A test's outcome is the worst of its phases (setup, call, teardown), in this order.
@@ -71,10 +76,6 @@ class LabReport:
             labs = sorted(self.waiting_on.get(lab, ()), key=_lab_order)
             counted += ", on the stub of Lab " + ", ".join(labs)
         return f"Lab {lab:<5} {status:<12} ({counted})"
-
-
-def _lab_order(lab: str) -> tuple[int, ...]:
-    return tuple(map(int, lab.split(".")))
 
 
 _REPORT_KEY = pytest.StashKey[LabReport]()
@@ -160,6 +161,20 @@ def stub_that_ended(report: pytest.TestReport, call: pytest.CallInfo[None]) -> s
     return stub["lab"] if stub else None
 
 
+def phase_status(
+    report: pytest.TestReport, call: pytest.CallInfo[None], lab: str
+) -> tuple[Status, str | None]:
+    """Return what one phase of a test says of its lab, and the lab whose stub ended it."""
+    if report.passed:
+        return "passing", None
+    stub = stub_that_ended(report, call)
+    if stub == lab:
+        return "not started", stub
+    if stub is not None:
+        return "blocked", stub  # this lab's code may be done; another lab's stub ended the test
+    return "failing", None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -181,15 +196,7 @@ def pytest_runtest_makereport(
     lab = _lab_of(item)
     if lab is None or report.skipped or (report.when != "call" and not report.failed):
         return report  # a skipped or expected-to-fail test says nothing about its lab
-    stub = None if report.passed else stub_that_ended(report, call)
-    if report.passed:
-        status: Status = "passing"
-    elif stub == lab:
-        status = "not started"
-    elif stub is not None:
-        status = "blocked"  # this lab's code may be done; another lab's stub ended the test
-    else:
-        status = "failing"
+    status, stub = phase_status(report, call, lab)
     item.config.stash[_REPORT_KEY].record(lab, item.nodeid, status, stub_of=stub)
     return report
 
