@@ -178,7 +178,7 @@ class AbortSignal:
             return
         self._state = SignalState.ABORTED
         self._reason = reason
-        if issubclass(type(reason), BaseException):  # read through BaseException: no property runs
+        if issubclass(type(reason), BaseException):
             self._reason_traceback = _traceback_of(cast(BaseException, reason))
         # Forget the listeners before calling them: each runs once, and a listener that
         # aborts again or adds a listener sees a consistent, finished signal.

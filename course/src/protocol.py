@@ -83,6 +83,14 @@ def type_name(value: object) -> str:
     return name if type(name) is str else "object"
 
 
+def _has_scalar_type(value: object) -> bool:
+    """Return True iff ``value`` is None or an exact bool, int, float or str."""
+    # `is`, never `in (bool, int, ...)`: that compares types with ==, and a metaclass's __eq__
+    # is code of the value's author.
+    kind = type(value)
+    return value is None or kind is str or kind is int or kind is float or kind is bool
+
+
 def safe_repr(value: object) -> str:
     """Return ``repr(value)`` for None or an exact bool, int, float or str, else its type's name."""
     # Those reprs are Python's own; any other object's __repr__ is code of whoever made it.
@@ -590,14 +598,6 @@ def copy_json_object(value: object) -> dict[str, object]:
     assert type(thawed) is dict
     return thawed
     # END LAB 1.2
-
-
-def _has_scalar_type(value: object) -> bool:
-    """Return True iff ``value`` is None or an exact bool, int, float or str."""
-    # `is`, never `in (bool, int, ...)`: that compares types with ==, and a metaclass's __eq__
-    # is code of the value's author.
-    kind = type(value)
-    return value is None or kind is str or kind is int or kind is float or kind is bool
 
 
 def _wrapped_dict(proxy: MappingProxyType[str, JsonValue]) -> dict[str, JsonValue]:

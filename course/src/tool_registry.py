@@ -199,13 +199,14 @@ def _checked_again(definition: ToolDefinition) -> ToolDefinition:
             INVALID_TOOL_DEFINITION,
             f"parameters must be a JSON object snapshot, got {type_name(parameters)}",
         )
+    schema = cast("JsonObject", parameters)
     try:
-        thaw_json(cast("JsonObject", parameters))  # refuses a non-snapshot, running none of it
+        thaw_json(schema)  # refuses a non-snapshot, running none of it
     except TypeError as exc:
         raise ToolContractError(
             INVALID_TOOL_DEFINITION, f"parameters must be a JSON object snapshot: {exc}"
         ) from exc
-    _require_object_schema("parameters", definition.parameters)
+    _require_object_schema("parameters", schema)
     return definition
 
 
