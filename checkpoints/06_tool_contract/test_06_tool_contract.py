@@ -2042,16 +2042,22 @@ async def test_an_abort_while_the_tool_waits_cancels_it_and_waits_for_its_cleanu
 
 
 @lab_6_4
-async def test_the_tool_sees_the_same_signal_and_its_own_call_id() -> None:
+async def test_the_tool_gets_a_frozen_context_with_the_same_signal_and_its_own_call_id() -> None:
     controller = AbortController()
-    seen: list[tuple[AbortSignal, str]] = []
+    seen: list[ToolContext] = []
 
     async def look(value: object, context: ToolContext) -> object:
-        seen.append((context.signal, context.tool_call_id))
+        seen.append(context)
         return None
 
     await run(registry_with(tool(execute=look)), call("echo", {}, "c-9"), controller.signal)
-    assert seen == [(controller.signal, "c-9")]
+    [context] = seen
+    assert type(context) is ToolContext
+    # Exactly the record the public constructor makes, and as frozen.
+    assert context == ToolContext(signal=controller.signal, tool_call_id="c-9")
+    assert context.signal is controller.signal
+    with pytest.raises(AttributeError):
+        context.tool_call_id = "c-10"  # type: ignore[misc]
 
 
 @lab_6_4
@@ -2752,3 +2758,6 @@ def test_every_call_gets_a_bounded_deterministic_result_linked_to_it(
     assert len(first.content) <= MAX_CONTENT_CODE_POINTS
     assert first == second
     assert first.is_error == (proposed["name"] != "echo")
+    # However the executor builds it, the result is one the public constructor accepts.
+    assert type(first) is ToolResultMessage
+    assert dataclasses.replace(first) == first
