@@ -222,22 +222,6 @@ class ToolResultMessage:
     is_error: bool
 
     def __post_init__(self) -> None:
-        # Checkpoint 06 builds one per tool call, so the usual case is checked in one expression
-        # (five helper calls cost more than the rest of this record); the helpers only run to
-        # say what is wrong.
-        if (
-            type(self.role) is str
-            and self.role == "tool_result"
-            and type(self.id) is str
-            and type(self.tool_call_id) is str
-            and type(self.tool_name) is str
-            and type(self.content) is str
-            and type(self.is_error) is bool
-            and self.id
-            and self.tool_call_id
-            and self.tool_name
-        ):
-            return
         _require_tag("ToolResultMessage", "role", self.role, "tool_result")
         _require_str("ToolResultMessage", "id", self.id, non_empty=True)
         _require_str("ToolResultMessage", "tool_call_id", self.tool_call_id, non_empty=True)
