@@ -1748,6 +1748,16 @@ def test_error_content_always_parses_and_keeps_the_start_of_the_message(message:
         ({"id": "c", "name": "echo", "arguments": {}, 2: 1}, "call keys must be str, got int"),
         ({"id": "", "name": "echo", "arguments": {}}, "call id must be a non-empty str"),
         ({"id": "c", "name": 5, "arguments": {}}, "call name must be a non-empty str"),
+        # Exact str: the id and the name end up in the published result, where a subclass's
+        # own __eq__ and __hash__ would answer for them.
+        (
+            {"id": PosingKey("c"), "name": "echo", "arguments": {}},
+            "call id must be a non-empty str",
+        ),
+        (
+            {"id": "c", "name": PosingKey("echo"), "arguments": {}},
+            "call name must be a non-empty str",
+        ),
         (
             {"id": "c", "name": "echo", "arguments": []},
             r"call arguments must be a JSON object: \$: expected a JSON object, got list",
@@ -1863,7 +1873,9 @@ async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
     ("field", "forged", "refused"),
     [
         ("id", ["c"], "call id must be a non-empty str"),
+        ("id", PosingKey("c"), "call id must be a non-empty str"),
         ("name", "", "call name must be a non-empty str"),
+        ("name", PosingKey("echo"), "call name must be a non-empty str"),
     ],
 )
 async def test_a_tool_call_forged_after_it_was_made_is_refused_before_any_lookup(

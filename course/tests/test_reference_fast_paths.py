@@ -81,7 +81,7 @@ async def test_the_executor_fills_in_its_two_records_without_their_constructors(
 def test_a_result_filled_in_slot_by_slot_equals_the_constructed_one(
     call_id: str, name: str, content: str, is_error: bool
 ) -> None:
-    filled_in = tool._result_of(call_id, name, content, is_error)
+    filled_in = tool._result_for(call_id, name, content, is_error)
     constructed = ToolResultMessage(
         id=f"tool-result-{call_id}",
         tool_call_id=call_id,
@@ -112,3 +112,12 @@ def test_slot_setters_refuse_a_field_list_that_is_not_the_records(names: tuple[s
     fields = r"\('signal', 'tool_call_id'\)"
     with pytest.raises(TypeError, match=rf"^ToolContext has the fields {fields}, not "):
         tool._slot_setters(ToolContext, *names)
+
+
+def test_slot_setters_refuse_a_field_that_is_not_a_slot_of_the_record_itself() -> None:
+    @dataclasses.dataclass(frozen=True)
+    class Unslotted:
+        note: str
+
+    with pytest.raises(TypeError, match=r"<locals>\.Unslotted\.note is not a slot of its own$"):
+        tool._slot_setters(Unslotted, "note")
