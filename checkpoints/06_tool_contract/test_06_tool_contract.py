@@ -1209,8 +1209,14 @@ def test_a_scalar_output_of_a_foreign_or_oversized_kind_is_refused_at_the_top() 
             seen.append("Count.__repr__")
             return "0"
 
+    class Label(str):  # the content must be an exact str: its own methods would answer for it
+        def __str__(self) -> str:
+            seen.append("Label.__str__")
+            return "forged"
+
     for value, problem in [
         (Count(3), "unsupported type Count"),
+        (Label("hi"), "unsupported type Label"),
         (2**4096, "int larger than 4096 bits"),
         (-(2**4096), "int larger than 4096 bits"),
     ]:
@@ -1289,6 +1295,25 @@ async def test_a_valid_call_returns_a_frozen_result_linked_to_its_call() -> None
     )
     with pytest.raises(AttributeError):
         result.content = "changed"  # type: ignore[misc]
+
+
+@lab_6_4
+async def test_a_str_subclass_output_is_refused_and_the_content_is_an_exact_str() -> None:
+    class Label(str):
+        pass
+
+    async def label(value: object, context: ToolContext) -> object:
+        return Label("hi")
+
+    result = await run(registry_with(tool(execute=label)), call("echo", {}))
+    assert result.is_error
+    assert type(result.content) is str
+    assert json.loads(result.content) == {
+        "error": {
+            "code": "TOOL_OUTPUT_SERIALIZATION_FAILED",
+            "message": "$: unsupported type Label",
+        }
+    }
 
 
 @lab_6_4
