@@ -99,8 +99,10 @@ async def test_openai_agents_scripted_model_refuses_a_call_past_the_script() -> 
     agent = Agent(name="a", model=model)
     assert (await Runner.run(agent, "hi")).final_output == "one"
     assert len(model.calls) == 1
-    with pytest.raises(UnexpectedModelCall):
+    with pytest.raises(UnexpectedModelCall) as raised:
         await Runner.run(agent, "again")
+    assert raised.value.call_index == 1
+    assert raised.value.call.input
 
 
 def test_openai_agents_scripted_model_assert_complete() -> None:

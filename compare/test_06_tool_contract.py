@@ -276,6 +276,13 @@ def test_pi_execute_receives_an_abort_signal(pi: dict[str, Any]) -> None:
     assert all(seen["signalIsAbortSignal"] for seen in pi["toolExecution"]["received"])
 
 
+def test_pi_abort_runs_no_further_call_of_the_batch(pi: dict[str, Any]) -> None:
+    """Pi: after an abort no further call of the batch runs ("Operation aborted" in parallel)."""
+    batch = pi["toolExecution"]["abortedBatch"]
+    assert batch["sequential"] == {"ran": ["first"], "results": ["first"]}
+    assert batch["parallel"] == {"ran": ["first"], "results": ["first", "Operation aborted"]}
+
+
 async def test_openai_agents_turns_a_cancelled_error_into_text() -> None:
     """Agents SDK: a CancelledError raised inside a tool becomes the error text."""
 

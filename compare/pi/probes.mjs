@@ -168,7 +168,7 @@ async function agentLoopTurn(toolCalls, tools, options = {}) {
       { systemPrompt: "", messages: [], tools },
       { model: faux.getModel(), convertToLlm: (all) => all, toolExecution: options.mode },
       async () => {},
-      new AbortController().signal,
+      (options.controller ?? new AbortController()).signal,
       streamSimple,
     );
     return {
@@ -231,7 +231,29 @@ async function toolExecution() {
     [add],
     { stopReason: "length" },
   );
-  return { received, coerced, invalid, thrown, unknown, terminated, mixed, truncated };
+  const abortedBatch = {};
+  for (const mode of ["sequential", "parallel"]) {
+    const controller = new AbortController();
+    const ran = [];
+    const step = (name, abort) => ({
+      name,
+      label: name,
+      description: "records that it ran",
+      parameters: Type.Object({}),
+      execute: async () => {
+        ran.push(name);
+        if (abort) controller.abort();
+        return { content: [{ type: "text", text: name }], details: {} };
+      },
+    });
+    const turn = await agentLoopTurn(
+      [fauxToolCall("first", {}), fauxToolCall("second", {})],
+      [step("first", true), step("second", false)],
+      { mode, controller },
+    );
+    abortedBatch[mode] = { ran, results: turn.results.map((result) => result.text) };
+  }
+  return { received, coerced, invalid, thrown, unknown, terminated, mixed, truncated, abortedBatch };
 }
 
 // Pages 01 and 03: the message and content-block types.
