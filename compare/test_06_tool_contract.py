@@ -292,6 +292,36 @@ async def test_openai_agents_turns_a_cancelled_error_into_text() -> None:
     assert (await openai_agents_call(cancelled, '{"left": 1}')).text == FIXED_TEXT
 
 
+async def test_openai_agents_cancels_the_tool_without_waiting_for_it() -> None:
+    """Agents SDK: cancelling the run cancels the tool's task and re-raises without waiting."""
+    started, release = asyncio.Event(), asyncio.Event()
+    cancelled: list[int] = []
+    cleaned: list[int] = []
+
+    async def slow(left: int) -> int:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(left)
+            raise
+        finally:
+            await release.wait()
+            cleaned.append(left)
+        return left
+
+    run = asyncio.create_task(openai_agents_call(slow, '{"left": 1}'))
+    await started.wait()
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run  # returns while the tool's cleanup still waits
+    assert (cancelled, cleaned) == ([1], [])
+    release.set()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert cleaned == [1]
+
+
 async def test_pydantic_ai_waits_for_cancelled_tool_tasks() -> None:
     """Pydantic AI: cancelling the run cancels the tool tasks and waits for them."""
     started, release = asyncio.Event(), asyncio.Event()
