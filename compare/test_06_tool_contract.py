@@ -10,6 +10,7 @@ import inspect
 import typing
 from typing import Any
 
+import pydantic
 import pytest
 from agents import function_tool
 from agents.exceptions import ModelBehaviorError, UserError
@@ -371,6 +372,19 @@ async def test_openai_agents_writes_str_of_the_output_without_cap() -> None:
         await openai_agents_call(mapping, '{"left": 1, "right": 2}')
     ).text == "{'b': 1, 'a': 'é'}"
     assert (await openai_agents_call(big, '{"left": 1, "right": 2}')).text == BIG
+
+
+class MappingOutput(pydantic.BaseModel):
+    b: int
+    a: str
+
+
+async def test_openai_agents_writes_compact_json_with_an_output_schema() -> None:
+    """Agents SDK: with `output_type` or `output_json_schema` the output is compact JSON."""
+    schema = MappingOutput.model_json_schema()
+    typed = await openai_agents_call(mapping, '{"left": 1, "right": 2}', output_type=MappingOutput)
+    raw = await openai_agents_call(mapping, '{"left": 1, "right": 2}', output_json_schema=schema)
+    assert typed.text == raw.text == '{"b":1,"a":"é"}'
 
 
 async def test_pydantic_ai_writes_json_in_insertion_order_without_cap() -> None:
