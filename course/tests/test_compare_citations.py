@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COMPARE = ROOT / "compare"
 PAGES = sorted((ROOT / "docs" / "checkpoints").glob("*.md"))
 CITATION = re.compile(r"compare/((?:[\w-]+/)*test_\w+\.py)::(test_\w+)")
-COMPARE_HEADINGS = ("## Compare with real frameworks", "## So sánh với các framework thật")
+COMPARE_HEADING = "## Compare with real frameworks"
 
 
 def probes_in(path: Path) -> set[str]:
@@ -47,7 +47,7 @@ def dangling_citations(text: str, compare: Path) -> list[str]:
 def compare_section(text: str) -> str:
     """The "Compare with real frameworks" section of a page (its Performance part included)."""
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(COMPARE_HEADINGS)), None)
+    start = next((i for i, line in enumerate(lines) if line.startswith(COMPARE_HEADING)), None)
     if start is None:
         return ""
     end = next(
@@ -65,7 +65,12 @@ def test_every_probe_a_page_cites_exists(page: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+# The English page states the facts; a translation mirrors its cells (and may cite the same
+# probes, which the dangling check above then covers), but is not required to.
+ENGLISH_PAGES = [page for page in PAGES if not page.name.endswith(".vi.md")]
+
+
+@pytest.mark.parametrize("page", ENGLISH_PAGES, ids=lambda page: page.name)
 def test_every_comparison_section_cites_a_probe(page: Path) -> None:
     section = compare_section(page.read_text(encoding="utf-8"))
     if not section:
