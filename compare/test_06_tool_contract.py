@@ -10,6 +10,7 @@ import inspect
 import typing
 from typing import Any
 
+import anyio
 import pydantic
 import pytest
 from agents import function_tool
@@ -347,6 +348,36 @@ async def test_pydantic_ai_waits_for_cancelled_tool_tasks() -> None:
     with pytest.raises(asyncio.CancelledError):
         await run
     assert cleaned == [1]
+
+
+async def test_mcp_cancelling_a_call_cancels_the_handler() -> None:
+    """MCP: a client that cancels its call gets no answer, and the server's handler is cancelled."""
+    server = MCPServer("probe")
+    started, stopped = anyio.Event(), anyio.Event()
+    answers: list[object] = []
+
+    async def slow(left: int) -> int:
+        started.set()
+        try:
+            await anyio.sleep_forever()
+        except anyio.get_cancelled_exc_class():
+            stopped.set()
+            raise
+        return left
+
+    server.add_tool(slow)
+    async with Client(server) as client, anyio.create_task_group() as group:
+        scope = anyio.CancelScope()
+
+        async def call() -> None:
+            with scope:
+                answers.append(await client.call_tool("slow", {"left": 1}))
+
+        group.start_soon(call)
+        await started.wait()
+        scope.cancel()
+        await stopped.wait()  # the handler's own cancellation, not a timer
+    assert answers == []
 
 
 def test_langgraph_tool_node_gathers_without_return_exceptions() -> None:
