@@ -111,6 +111,7 @@ def lint(session: nox.Session) -> None:
         "checkpoints",
         "practice",
         "course/tests",
+        "authoring",
         "noxfile.py",
         env={"MYPYPATH": str(typing_root)},
     )
@@ -177,3 +178,13 @@ def docs_check(session: nox.Session) -> None:
     session.run(
         "python", "docs_tools/site_check.py", str(site), "--chromium", chromium, *session.posargs
     )
+
+
+@nox.session(python=False, default=False)
+def catalog(session: nox.Session) -> None:
+    """Rewrite README's map and roadmap sentence, the nav and forward links from the manifests."""
+    # Standard library only, in nox's own interpreter: the same as python checkpoints/catalog.py.
+    from checkpoints.catalog import main
+
+    if main(["--check" if session.posargs == ["--check"] else "--write"]) != 0:
+        session.error("the catalog has problems (see the messages above)")

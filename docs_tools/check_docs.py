@@ -17,6 +17,10 @@ Three rules, run by ``nox -s docs`` before the build and by ``course/tests/test_
    ``checkpoints/catalog.py`` in order, as ``NN title: checkpoints/NN_slug.md``; every lesson page
    belongs to a checkpoint; every nav title has a translation for each extra language; and each
    language's home page links every checkpoint.
+4. Derived lists. README's checkpoint map and roadmap sentence, the nav and the forward
+   references on the pages are what ``python checkpoints/catalog.py --write`` writes
+   (``authoring/derived.py``); every file a manifest names exists; and the promises pages make
+   about later checkpoints are recorded and reviewed (``docs_tools/promises.py``).
 
 Only the standard library is used (mkdocs.yml is read line by line, not with a YAML parser), so
 the check runs anywhere the tests run.
@@ -35,7 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script, the repository root is not importable yet
     sys.path.insert(0, str(ROOT))
 
-from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
+from authoring.derived import WRITE_COMMAND, stale_files  # noqa: E402
+from checkpoints.catalog import Checkpoint, file_problems, load_catalog  # noqa: E402
+from docs_tools.promises import promise_report  # noqa: E402
 
 __all__ = [
     "LITERAL_LANGUAGES",
@@ -295,6 +301,7 @@ def navigation_problems(
             + "".join(f"      - {title}: {page}\n" for title, page in expected)
             + "  but lists\n"
             + "".join(f"      - {title}: {page}\n" for title, page in listed)
+            + f"  run `{WRITE_COMMAND}` (nox -s catalog) to write it"
         )
 
     pages = {c.page for c in checkpoints}
@@ -305,9 +312,6 @@ def navigation_problems(
                 f"docs/checkpoints/{lesson.name}: no checkpoint manifest has this page "
                 "(checkpoints/NN_slug/checkpoint.toml)"
             )
-    for checkpoint in checkpoints:
-        if not (docs / checkpoint.page).is_file():
-            problems.append(f"checkpoint {checkpoint.number}: no page docs/{checkpoint.page}")
 
     translations = read_nav_translations(config)
     titles = [title for _, title, _ in nav]
@@ -316,7 +320,10 @@ def navigation_problems(
         missing = [title for title in titles if title not in known]
         stale = [title for title in known if title not in titles]
         if missing:
-            problems.append(f"mkdocs.yml: nav_translations of {locale!r} lack {missing}")
+            problems.append(
+                f"mkdocs.yml: nav_translations of {locale!r} lack {missing} (write each as "
+                f"'{missing[0]}: <title in {locale!r}>' under that language's nav_translations)"
+            )
         if stale:
             problems.append(f"mkdocs.yml: nav_translations of {locale!r} name no nav title {stale}")
 
@@ -346,7 +353,14 @@ def all_problems(root: Path = ROOT) -> list[str]:
     for page in sorted((root / "docs").rglob("*.md")):
         problems.extend(snippet_problems(page, root))
         problems.extend(translation_problems(page, root))
-    problems.extend(navigation_problems(load_catalog(), root / "mkdocs.yml", root / "docs"))
+    catalog = load_catalog(root / "checkpoints")
+    problems.extend(navigation_problems(catalog, root / "mkdocs.yml", root / "docs"))
+    problems.extend(file_problems(catalog, root))
+    problems.extend(
+        f"{path} is out of step with the manifests: run `{WRITE_COMMAND}` (nox -s catalog)"
+        for path in stale_files(root)
+    )
+    problems.extend(promise_report(root, catalog).problems)
     return problems
 
 
@@ -355,6 +369,8 @@ def main() -> int:
     problems = all_problems()
     for problem in problems:
         print(problem, file=sys.stderr)
+    for promise in promise_report(ROOT, load_catalog()).to_review:
+        print(f"to review (the page is a draft): {promise}")
     pages = len(list(DOCS.rglob("*.md")))
     print(f"check_docs: {pages} pages checked, {len(problems)} problems")
     return 1 if problems else 0
