@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WRITE_COMMAND = "python checkpoints/catalog.py --write"
 ROADMAP = Path("checkpoints") / "roadmap.toml"
 _WIDTH = 100
-_ROADMAP_KEYS = frozenset({"number", "slug", "title", "title_vi", "adds"})
+_ROADMAP_KEYS = frozenset({"number", "slug", "title", "title_vi", "adds", "adds_vi"})
 # "Checkpoint 07 (not yet published)" and its Vietnamese twin; group 1 keeps the word's case.
 _FORWARD = re.compile(r"(?<!\[)\b([Cc]heckpoint) (\d{2}) \((not yet published|chưa phát hành)\)")
 _NAV_SECTION = re.compile(r"^(?P<indent>[ ]*)- Checkpoints:[ \t]*$")
@@ -68,6 +68,7 @@ class PlannedCheckpoint:
     title: str
     title_vi: str
     adds: str  # what it adds to the trace, one line, as checkpoint 00's table says
+    adds_vi: str
 
 
 def load_roadmap(root: Path = ROOT) -> tuple[PlannedCheckpoint, ...]:
