@@ -4,6 +4,7 @@ Learners:    nox -s checkpoint -- 06        the focused tests of one checkpoint
              nox -s practice -- 06 DIR      a practice folder to rebuild checkpoint 06 in
              nox -s hint -- 6.2             the hint of one lab
 Everyone:    nox -s tests | lint | docs | docs_check | bench
+Instructors: nox -s new_checkpoint -- 07 agent_loop "Agent loop" | verify -- 07 | catalog
 """
 
 from __future__ import annotations
