@@ -4,6 +4,7 @@ Learners:    nox -s checkpoint -- 06        the focused tests of one checkpoint
              nox -s practice -- 06 DIR      a practice folder to rebuild checkpoint 06 in
              nox -s hint -- 6.2             the hint of one lab
 Everyone:    nox -s tests | lint | docs | docs_check | bench
+Instructors: nox -s new_checkpoint -- 07 agent_loop "Agent loop" | verify -- 07 | catalog
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ def lint(session: nox.Session) -> None:
         "checkpoints",
         "practice",
         "course/tests",
+        "authoring",
         "noxfile.py",
         env={"MYPYPATH": str(typing_root)},
     )
@@ -214,3 +216,58 @@ def compare(session: nox.Session) -> None:
     install_pi_packages(session, ROOT / "compare" / "pi")
     # One line per claim at the end: HOLDS, DOES NOT HOLD or SKIPPED, with the probe to open.
     session.run("pytest", "-c", "compare/pytest.ini", "compare", *session.posargs)
+
+
+@nox.session(python=False, default=False)
+def catalog(session: nox.Session) -> None:
+    """Rewrite README's map and roadmap sentence, the nav and forward links from the manifests."""
+    # Standard library only, in nox's own interpreter: the same as python checkpoints/catalog.py.
+    from checkpoints.catalog import main
+
+    if main(["--check" if session.posargs == ["--check"] else "--write"]) != 0:
+        session.error("the catalog has problems (see the messages above)")
+
+
+@nox.session(default=False)
+def verify(session: nox.Session) -> None:
+    """Check all of one checkpoint: nox -s verify -- 06 (tests, practice folder, pages)."""
+    from checkpoints.catalog import file_problems
+
+    catalog = load_catalog()
+    names, options = split_options(session.posargs)
+    chosen = select_checkpoints(names, catalog) if names != ["all"] else ()
+    if len(chosen) != 1:
+        print(f"expected one checkpoint number\n\n{checkpoint_usage(catalog)}", file=sys.stderr)
+        session.error("see the usage above")
+    (selected,) = chosen
+    problems = file_problems(catalog, ROOT)
+    if problems:
+        print("\n".join(problems), file=sys.stderr)
+        session.error("the checkpoints name files that do not exist (see above)")
+    install_course(session)
+    # The page checks first, they take a second: snippets, translations, nav, derived lists and
+    # the promises earlier pages make (listed for review while this page is a draft).
+    session.run("python", "docs_tools/check_docs.py")
+    # Then, in one pytest run (-k keeps what names this checkpoint): its focused tests, its
+    # catalog and page tests, and the practice-folder proofs of this checkpoint alone.
+    session.run(
+        "pytest",
+        str(selected.test_file.relative_to(ROOT)),
+        "course/tests/test_catalog.py",
+        "course/tests/test_docs.py",
+        "practice/tests/test_course_scaffolds.py",
+        "-k",
+        selected.name,
+        *options,
+        env={"PRACTICE_CHECKPOINTS": selected.number, "PRACTICE_ROUND_TRIP": "own"},
+    )
+
+
+@nox.session(python=False, default=False)
+def new_checkpoint(session: nox.Session) -> None:
+    """Start a checkpoint: nox -s new_checkpoint -- 07 agent_loop "Agent loop"."""
+    # Standard library only, in nox's own interpreter: no environment, nothing downloaded.
+    from authoring.new_checkpoint import main
+
+    if main(session.posargs) != 0:
+        session.error("no checkpoint was started (see the message above)")

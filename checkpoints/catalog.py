@@ -8,9 +8,12 @@ does. Only the standard library is used: nox imports this file before any enviro
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import re
+import sys
 import tomllib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +24,10 @@ __all__ = [
     "Lab",
     "ManifestError",
     "checkpoint_map",
+    "file_problems",
     "find_checkpoint",
     "load_catalog",
+    "read_page",
 ]
 
 CHECKPOINTS_DIR = Path(__file__).resolve().parent
@@ -181,9 +186,60 @@ def _check_sequence(checkpoints: tuple[Checkpoint, ...]) -> None:
             raise ManifestError(
                 f"{current.folder / MANIFEST_NAME}: prerequisite must be {previous.number!r}"
             )
-    modules = [m for c in checkpoints for m in c.modules]
-    if len(modules) != len(set(modules)):
-        raise ManifestError(f"a module belongs to one checkpoint only: {modules}")
+    owners = Counter(m for c in checkpoints for m in c.modules)
+    for module in (m for m, count in owners.items() if count > 1):
+        listed_by = [c.number for c in checkpoints if module in c.modules]
+        raise ManifestError(
+            f"a module belongs to one checkpoint only: {module} is listed by checkpoints "
+            f"{' and '.join(listed_by)}; give the later one a module of its own"
+        )
+
+
+# The files a checkpoint names must exist under the names the catalog derives. Checked apart
+# from load_catalog, which reads manifests alone (a practice folder or a test may have no pages).
+
+_PAGE_HELP = (
+    "write it with the ## sections of the lesson skeleton (CONTRIBUTING.md), or start every "
+    'file of a new checkpoint with `nox -s new_checkpoint -- NN slug "Title"`'
+)
+
+
+def read_page(checkpoint: Checkpoint, docs: Path) -> str:
+    """Return the text of a checkpoint's lesson page; raise ManifestError if it is missing."""
+    page = docs / checkpoint.page
+    if not page.is_file():
+        raise ManifestError(
+            f"checkpoint {checkpoint.number} has no lesson page docs/{checkpoint.page}: "
+            + _PAGE_HELP
+        )
+    return page.read_text(encoding="utf-8")
+
+
+def file_problems(checkpoints: Sequence[Checkpoint], repo: Path) -> list[str]:
+    """Return each file a checkpoint names that is missing, with the name the catalog expected."""
+    problems: list[str] = []
+    src = repo / "course" / "src"
+    present = sorted(p.name for p in src.glob("*.py")) if src.is_dir() else []
+    for c in checkpoints:
+        found = sorted(p.name for p in c.folder.glob("test_*.py"))
+        if found != [c.test_file.name]:
+            problems.append(
+                f"checkpoints/{c.name}: the focused test file must be named "
+                f"{c.test_file.name!r} (found {found}); one file per checkpoint"
+            )
+        for module in c.modules:
+            if module not in present:
+                close = difflib.get_close_matches(module, present, n=1)
+                guess = f"; did you mean {close[0]!r}?" if close else ""
+                problems.append(
+                    f"checkpoints/{c.name}/{MANIFEST_NAME} lists module {module!r}, but "
+                    f"course/src/{module} does not exist{guess}"
+                )
+        if not (repo / "docs" / c.page).is_file():
+            problems.append(
+                f"checkpoint {c.number} has no lesson page docs/{c.page}: " + _PAGE_HELP
+            )
+    return problems
 
 
 def checkpoint_map(checkpoints: tuple[Checkpoint, ...]) -> str:
@@ -202,5 +258,35 @@ def checkpoint_map(checkpoints: tuple[Checkpoint, ...]) -> str:
     return "\n".join(rows)
 
 
+def main(argv: Sequence[str]) -> int:
+    """Print README's checkpoint map; ``--write`` rewrites every derived list, ``--check`` lists
+    the stale ones (both in the course repository only)."""
+    if not argv:
+        print(checkpoint_map(load_catalog()))
+        return 0
+    if list(argv) not in (["--write"], ["--check"]):
+        print("usage: python checkpoints/catalog.py [--write | --check]", file=sys.stderr)
+        return 2
+    root = CHECKPOINTS_DIR.parent
+    if str(root) not in sys.path:  # run as a script, the repository root is not importable yet
+        sys.path.insert(0, str(root))
+    try:
+        from authoring.derived import WRITE_COMMAND, stale_files, write_derived
+    except ModuleNotFoundError:
+        print("--write and --check work in the course repository only", file=sys.stderr)
+        return 2
+    problems = file_problems(load_catalog(), root)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if argv[0] == "--write":
+        for path in write_derived(root):
+            print(f"wrote {path}")
+        return 1 if problems else 0
+    stale = stale_files(root)
+    for path in stale:
+        print(f"{path} is out of step with the manifests: run `{WRITE_COMMAND}`", file=sys.stderr)
+    return 1 if stale or problems else 0
+
+
 if __name__ == "__main__":
-    print(checkpoint_map(load_catalog()))
+    sys.exit(main(sys.argv[1:]))

@@ -17,6 +17,10 @@ Three rules, run by ``nox -s docs`` before the build and by ``course/tests/test_
    ``checkpoints/catalog.py`` in order, as ``NN title: checkpoints/NN_slug.md``; every lesson page
    belongs to a checkpoint; every nav title has a translation for each extra language; and each
    language's home page links every checkpoint.
+4. Derived lists (``authoring/checks.py``). README's checkpoint map and roadmap sentence, the
+   nav and the forward references on the pages are what ``python checkpoints/catalog.py
+   --write`` writes; every file a manifest names exists; and the promises pages make about
+   later checkpoints are recorded and reviewed (``docs_tools/promises.py``).
 
 Only the standard library is used (mkdocs.yml is read line by line, not with a YAML parser), so
 the check runs anywhere the tests run.
@@ -35,6 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script, the repository root is not importable yet
     sys.path.insert(0, str(ROOT))
 
+from authoring.checks import derived_problems, promises_to_review  # noqa: E402
+from authoring.derived import WRITE_COMMAND  # noqa: E402
 from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
 from docs_tools.pinned_messages import pinned_message_problems  # noqa: E402
 
@@ -296,6 +302,7 @@ def navigation_problems(
             + "".join(f"      - {title}: {page}\n" for title, page in expected)
             + "  but lists\n"
             + "".join(f"      - {title}: {page}\n" for title, page in listed)
+            + f"  run `{WRITE_COMMAND}` (nox -s catalog) to write it"
         )
 
     pages = {c.page for c in checkpoints}
@@ -306,9 +313,6 @@ def navigation_problems(
                 f"docs/checkpoints/{lesson.name}: no checkpoint manifest has this page "
                 "(checkpoints/NN_slug/checkpoint.toml)"
             )
-    for checkpoint in checkpoints:
-        if not (docs / checkpoint.page).is_file():
-            problems.append(f"checkpoint {checkpoint.number}: no page docs/{checkpoint.page}")
 
     translations = read_nav_translations(config)
     titles = [title for _, title, _ in nav]
@@ -317,7 +321,10 @@ def navigation_problems(
         missing = [title for title in titles if title not in known]
         stale = [title for title in known if title not in titles]
         if missing:
-            problems.append(f"mkdocs.yml: nav_translations of {locale!r} lack {missing}")
+            problems.append(
+                f"mkdocs.yml: nav_translations of {locale!r} lack {missing} (write each as "
+                f"'{missing[0]}: <title in {locale!r}>' under that language's nav_translations)"
+            )
         if stale:
             problems.append(f"mkdocs.yml: nav_translations of {locale!r} name no nav title {stale}")
 
@@ -347,6 +354,7 @@ def all_problems(root: Path = ROOT) -> list[str]:
     for page in sorted((root / "docs").rglob("*.md")):
         problems.extend(snippet_problems(page, root))
         problems.extend(translation_problems(page, root))
+    problems.extend(derived_problems(root))  # rule 4: authoring/checks.py
     problems.extend(navigation_problems(load_catalog(), root / "mkdocs.yml", root / "docs"))
     problems.extend(pinned_message_problems(root))  # rule 4: docs_tools/pinned_messages.py
     return problems
@@ -357,6 +365,8 @@ def main() -> int:
     problems = all_problems()
     for problem in problems:
         print(problem, file=sys.stderr)
+    for promise in promises_to_review(ROOT):
+        print(f"to review (the page is a draft): {promise}")
     pages = len(list(DOCS.rglob("*.md")))
     print(f"check_docs: {pages} pages checked, {len(problems)} problems")
     return 1 if problems else 0

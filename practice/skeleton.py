@@ -104,12 +104,12 @@ def _stub_lines(region: LabRegion, summary: str, page: str) -> list[str]:
         todo = f"TODO(Lab {region.lab}): add here any private helpers you need for: {summary}"
         lines = _comment(todo, indent)
         return [*lines, f"{indent}pass"] if region.empties_block else lines
-    message = _string_literal(stub_message(region.lab, summary, page))
-    raise_line = f"{indent}raise NotImplementedError({message})"
+    message = stub_message(region.lab, summary, page)
+    raise_line = f"{indent}raise NotImplementedError({_string_literal(message)})"
     if len(raise_line) > _WIDTH:
         raise_lines = [
             f"{indent}raise NotImplementedError(",
-            f"{indent}    {message}",
+            *(f"{indent}    {part}" for part in _string_parts(message, _WIDTH - len(indent) - 4)),
             f"{indent})",
         ]
     else:
@@ -131,6 +131,24 @@ def _comment(text: str, indent: str) -> list[str]:
         break_long_words=False,
         break_on_hyphens=False,
     )
+
+
+def _string_parts(text: str, width: int) -> list[str]:
+    """Split ``text`` into string literals of at most ``width`` characters, read as one string.
+
+    Adjacent literals concatenate, so the message stays exactly ``text``; each piece ends
+    after a space, so the lines break between words (a word longer than a line is cut).
+    """
+    pieces = textwrap.wrap(
+        text,
+        width=width - 2,  # the two quotes
+        drop_whitespace=False,
+        break_long_words=True,
+        break_on_hyphens=False,
+    )
+    if "".join(pieces) != text:  # textwrap changed a tab or a line break: keep one literal
+        return [_string_literal(text)]
+    return [_string_literal(piece) for piece in pieces]
 
 
 def _string_literal(text: str) -> str:

@@ -228,7 +228,8 @@ def test_nav_out_of_step_with_the_manifests_is_reported(tmp_path: Path) -> None:
     problems = navigation_problems(catalog, wrong)
     assert problems[0].startswith("mkdocs.yml: the 'Checkpoints' nav must list the manifests")
     assert problems[1:] == [
-        f"mkdocs.yml: nav_translations of 'vi' lack ['{last.number} Renamed']",
+        f"mkdocs.yml: nav_translations of 'vi' lack ['{last.number} Renamed'] (write each as "
+        f"'{last.number} Renamed: <title in 'vi'>' under that language's nav_translations)",
         f"mkdocs.yml: nav_translations of 'vi' name no nav title ['{last.number} {last.title}']",
     ]
 

@@ -124,6 +124,27 @@ def test_long_todo_comment_is_wrapped_within_100_columns() -> None:
     assert comments[1].startswith("        #   validate")
 
 
+@pytest.mark.parametrize(
+    "summary",
+    [
+        "Replace this placeholder with the first lab of Agent loop.",
+        " ".join(["Validate"] * 40) + ".",
+        "Keep A_very_long_identifier_" * 3 + ' and a quote " inside.',
+    ],
+)
+def test_long_stub_message_is_split_within_100_columns_and_reads_the_same(summary: str) -> None:
+    source = (
+        "class A:\n    def f(self) -> None:\n"
+        "        # BEGIN LAB 7.1\n        pass\n        # END LAB 7.1\n"
+    )
+    page = "checkpoints/07_agent_loop.md"
+    text = make_skeleton(source, "t.py", summaries={"7.1": summary}, page=page).text
+    assert [line for line in text.splitlines() if len(line) > 100] == []
+    with pytest.raises(NotImplementedError) as caught:
+        load(text).A().f()
+    assert str(caught.value) == f"Lab 7.1: {summary.rstrip('.')} — see docs/{page}"
+
+
 def test_module_region_of_helpers_becomes_a_todo_comment() -> None:
     source = '''\
         def count(text: str) -> int:
