@@ -44,7 +44,10 @@ _TONE = "\u0300\u0301\u0303\u0309\u0323"
 # In the rhymes oa, oe and uy with no final consonant, the old placement puts the mark on the
 # first vowel (hòa, khỏe, hủy) and the new one on the second (hoà, khoẻ, huỷ). With a final
 # consonant both put it on the second (hoàng), so moving a mark off o or u never changes a word.
-_OLD_PLACEMENT = re.compile(f"([oOuU])([{_TONE}])([aAeEyY])")
+_OLD_PLACEMENT = re.compile(
+    f"(?P<glide>[oO])(?P<tone>[{_TONE}])(?P<vowel>[aAeE])|"
+    f"(?P<u>[uU])(?P<u_tone>[{_TONE}])(?P<y>[yY])"
+)
 _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(?P<json>.*?)(</script>)')
 
 EventT = TypeVar("EventT", bound=Callable[..., Any])
@@ -53,7 +56,13 @@ EventT = TypeVar("EventT", bound=Callable[..., Any])
 def normalise_tones(text: str) -> str:
     """Return ``text`` in NFC with every tone mark of oa, oe and uy on the second vowel."""
     decomposed = unicodedata.normalize("NFD", text)
-    return unicodedata.normalize("NFC", _OLD_PLACEMENT.sub(r"\1\3\2", decomposed))
+    return unicodedata.normalize("NFC", _OLD_PLACEMENT.sub(_second_vowel, decomposed))
+
+
+def _second_vowel(match: re.Match[str]) -> str:
+    if match["glide"]:
+        return match["glide"] + match["vowel"] + match["tone"]
+    return match["u"] + match["y"] + match["u_tone"]
 
 
 def split_search_index(index: dict[str, Any], languages: tuple[str, ...]) -> dict[str, Any]:

@@ -5,10 +5,16 @@
 // --- Search: one tone-mark placement ------------------------------------------------------
 // docs_tools/site_hooks.py stores every indexed word with the tone mark of oa, oe and uy on the
 // second vowel ("huỷ", not "hủy"); a query is read the same way. Keep the two in step.
-const OLD_TONE_PLACEMENT = /([oOuU])([\u0300\u0301\u0303\u0309\u0323])([aAeEyY])/g;
+const OLD_TONE_PLACEMENT =
+  /([oO])([\u0300\u0301\u0303\u0309\u0323])([aAeE])|([uU])([\u0300\u0301\u0303\u0309\u0323])([yY])/g;
 
 function normaliseTones(text) {
-  return text.normalize("NFD").replace(OLD_TONE_PLACEMENT, "$1$3$2").normalize("NFC");
+  return text
+    .normalize("NFD")
+    .replace(OLD_TONE_PLACEMENT, (_, o, oTone, vowel, u, uTone, y) =>
+      o ? o + vowel + oTone : u + y + uTone,
+    )
+    .normalize("NFC");
 }
 
 // Material reads the query from the input's `value`; this input answers it normalised, while
