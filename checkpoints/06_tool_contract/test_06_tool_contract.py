@@ -15,7 +15,6 @@ import importlib
 import inspect
 import json
 import math
-import re
 import types
 from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, cast
@@ -26,6 +25,7 @@ from hypothesis import strategies as st
 
 import harness.tool as tool_module
 from checkpoints import support
+from checkpoints.support import raises_exactly
 from harness.abort import AbortController, AbortError, AbortSignal
 from harness.awaitables import dispose_of_awaitable
 from harness.cancel_on_abort import CancelOnAbort
@@ -340,7 +340,7 @@ def test_object_schema_carries_its_json_schema() -> None:
     ],
 )
 def test_schema_builders_refuse_bad_declarations(build: Callable[[], object], message: str) -> None:
-    with pytest.raises(TypeError, match=rf"^{message}$"):
+    with raises_exactly(TypeError, message):
         build()
 
 
@@ -428,7 +428,7 @@ def test_a_tool_context_is_frozen_and_refuses_swapped_or_wrong_fields() -> None:
     with pytest.raises(TypeError, match=r"^ToolContext\.signal must be an AbortSignal, got "):
         ToolContext(signal=controller, tool_call_id="call-1")  # type: ignore[arg-type]
     for call_id in ("", 7, None):
-        with pytest.raises(TypeError, match=r"^ToolContext\.tool_call_id must be a non-empty str$"):
+        with raises_exactly(TypeError, "ToolContext.tool_call_id must be a non-empty str"):
             ToolContext(signal=controller.signal, tool_call_id=call_id)  # type: ignore[arg-type]
 
 
@@ -478,10 +478,9 @@ def test_an_inherited_property_is_refused_without_calling_its_getter() -> None:
             seen.append("getter")
             return "echo"
 
-    with pytest.raises(
+    with raises_exactly(
         ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: name is inherited from the class; "
-        r"define it on the object itself$",
+        "INVALID_TOOL_DEFINITION: name is inherited from the class; define it on the object itself",
     ):
         define_tool(Definition())
     assert seen == []
@@ -496,9 +495,10 @@ def test_an_inherited_method_is_refused() -> None:
         async def execute(self, value: object, context: ToolContext) -> object:
             return value
 
-    with pytest.raises(
+    with raises_exactly(
         ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: execute is inherited from the class; define it on the object itself$",
+        "INVALID_TOOL_DEFINITION: execute is inherited from the class; define it on the object "
+        "itself",
     ):
         define_tool(Definition())
 
@@ -511,10 +511,10 @@ def test_a_class_attribute_is_refused() -> None:
         def __init__(self) -> None:
             self.name, self.validate, self.execute = "echo", accept_anything, echo
 
-    with pytest.raises(
+    with raises_exactly(
         ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: description is inherited from the class; "
-        r"define it on the object itself$",
+        "INVALID_TOOL_DEFINITION: description is inherited from the class; define it on the "
+        "object itself",
     ):
         define_tool(Definition())
 
@@ -551,10 +551,10 @@ def test_a_class_level_dict_property_is_refused_without_running_it() -> None:
             seen.append("__dict__")
             return tool("echo")
 
-    with pytest.raises(
+    with raises_exactly(
         ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
-        r"attributes, got Definition$",
+        "INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
+        "attributes, got Definition",
     ):
         define_tool(Definition())
     assert seen == []
@@ -573,9 +573,7 @@ def test_a_faked_class_does_not_make_an_object_a_dict() -> None:
     impostor = Impostor()
     assert isinstance(impostor, dict)  # isinstance believes it: that is the point
     seen.clear()
-    with pytest.raises(
-        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition is missing 'name'$"
-    ):
+    with raises_exactly(ToolContractError, "INVALID_TOOL_DEFINITION: definition is missing 'name'"):
         define_tool(impostor)
     assert seen == []
 
@@ -593,9 +591,7 @@ def test_a_dict_subclass_is_read_without_running_its_overrides() -> None:
             seen.append(key)
             return "swapped"
 
-    with pytest.raises(
-        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition is missing 'name'$"
-    ):
+    with raises_exactly(ToolContractError, "INVALID_TOOL_DEFINITION: definition is missing 'name'"):
         define_tool(Sneaky(tool()))
     assert seen == []
 
@@ -604,16 +600,22 @@ def test_a_dict_subclass_is_read_without_running_its_overrides() -> None:
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"name": 7}, "name must be a str, got int"),
-        ({"name": ""}, "name must not be empty"),
-        ({"description": b"bytes"}, "description must be a str, got bytes"),
-        ({"validate": "not callable"}, "validate must be callable, got str"),
-        ({"execute": None}, "execute must be callable, got NoneType"),
-        ({"parameters": {}}, "definition has unknown field 'parameters'"),
+        ({"name": 7}, "INVALID_TOOL_DEFINITION: name must be a str, got int"),
+        ({"name": ""}, "INVALID_TOOL_DEFINITION: name must not be empty"),
+        (
+            {"description": b"bytes"},
+            "INVALID_TOOL_DEFINITION: description must be a str, got bytes",
+        ),
+        (
+            {"validate": "not callable"},
+            "INVALID_TOOL_DEFINITION: validate must be callable, got str",
+        ),
+        ({"execute": None}, "INVALID_TOOL_DEFINITION: execute must be callable, got NoneType"),
+        ({"parameters": {}}, "INVALID_TOOL_DEFINITION: definition has unknown field 'parameters'"),
     ],
 )
 def test_define_tool_names_the_bad_field(change: dict[str, object], message: str) -> None:
-    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_DEFINITION: {message}$"):
+    with raises_exactly(ToolContractError, message):
         define_tool({**tool(), **change})
 
 
@@ -621,14 +623,14 @@ def test_define_tool_names_the_bad_field(change: dict[str, object], message: str
 def test_define_tool_refuses_a_missing_field_and_a_non_str_key() -> None:
     incomplete = tool()
     del incomplete["execute"]
-    with pytest.raises(
-        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition is missing 'execute'$"
+    with raises_exactly(
+        ToolContractError, "INVALID_TOOL_DEFINITION: definition is missing 'execute'"
     ):
         define_tool(incomplete)
     with_int_key: dict[object, object] = {1: "one"}
     with_int_key.update(tool())
-    with pytest.raises(
-        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: definition keys must be str, got int$"
+    with raises_exactly(
+        ToolContractError, "INVALID_TOOL_DEFINITION: definition keys must be str, got int"
     ):
         define_tool(with_int_key)
 
@@ -660,9 +662,8 @@ def test_define_tool_refuses_a_posing_key_before_comparing_any_key(form: str) ->
         definition = types.SimpleNamespace()
         cast("dict[object, object]", vars(definition)).update(fields)
     key.seen.clear()  # building the dict hashed it; from here on nothing of it may run
-    with pytest.raises(
-        ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: definition keys must be str, got PosingKey$",
+    with raises_exactly(
+        ToolContractError, "INVALID_TOOL_DEFINITION: definition keys must be str, got PosingKey"
     ):
         define_tool(definition)
     assert key.seen == []
@@ -676,9 +677,9 @@ def test_a_validator_with_a_posing_attribute_key_is_refused_without_comparing_it
     key = PosingKey("json_schema")
     vars(validate)[key] = {"type": "object"}
     key.seen.clear()
-    with pytest.raises(
+    with raises_exactly(
         ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: validate's attributes: keys must be str, got PosingKey$",
+        "INVALID_TOOL_DEFINITION: validate's attributes: keys must be str, got PosingKey",
     ):
         define_tool(tool(validate=validate))
     assert key.seen == []
@@ -688,24 +689,32 @@ def test_a_validator_with_a_posing_attribute_key_is_refused_without_comparing_it
 @pytest.mark.parametrize(
     ("field", "forge", "refused"),
     [
-        ("name", lambda: PosingKey("echo"), "name must be a str, got PosingKey"),
-        ("description", lambda: "", "description must not be empty"),
-        ("execute", lambda: "not callable", "execute must be callable, got str"),
+        (
+            "name",
+            lambda: PosingKey("echo"),
+            "INVALID_TOOL_DEFINITION: name must be a str, got PosingKey",
+        ),
+        ("description", lambda: "", "INVALID_TOOL_DEFINITION: description must not be empty"),
+        (
+            "execute",
+            lambda: "not callable",
+            "INVALID_TOOL_DEFINITION: execute must be callable, got str",
+        ),
         (
             "parameters",
             lambda: {"type": "object"},
-            "parameters must be a JSON object snapshot, got dict",
+            "INVALID_TOOL_DEFINITION: parameters must be a JSON object snapshot, got dict",
         ),
         (
             "parameters",
             lambda: types.MappingProxyType(RecordingDict(type="object")),
-            "parameters must be a JSON object snapshot: "
+            "INVALID_TOOL_DEFINITION: parameters must be a JSON object snapshot: "
             "a read-only mapping of a JSON snapshot wraps a plain dict",
         ),
         (
             "parameters",
             lambda: snapshot_json_object({"type": "array"}),
-            'parameters must have "type": "object"',
+            'INVALID_TOOL_DEFINITION: parameters must have "type": "object"',
         ),
     ],
     ids=[
@@ -727,21 +736,39 @@ def test_define_tool_checks_a_tool_definition_forged_after_it_was_made(
     object.__setattr__(definition, field, forged)
     watched: list[str] = forged.seen if type(forged) is PosingKey else []
     watched.clear()  # making the key ran nothing of ours; from here on nothing of it may run
-    with pytest.raises(ToolContractError, match=f"^INVALID_TOOL_DEFINITION: {re.escape(refused)}$"):
+    with raises_exactly(ToolContractError, refused):
         define_tool(definition)
     assert watched == []
 
 
 @lab_6_2
 @pytest.mark.parametrize(
-    ("definition", "kind"), [(None, "NoneType"), (42, "int"), ("echo", "str"), (("echo",), "tuple")]
+    ("definition", "message"),
+    [
+        (
+            None,
+            "INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
+            "attributes, got NoneType",
+        ),
+        (
+            42,
+            "INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
+            "attributes, got int",
+        ),
+        (
+            "echo",
+            "INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
+            "attributes, got str",
+        ),
+        (
+            ("echo",),
+            "INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
+            "attributes, got tuple",
+        ),
+    ],
 )
-def test_define_tool_refuses_values_without_fields(definition: object, kind: str) -> None:
-    with pytest.raises(
-        ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
-        rf"attributes, got {kind}$",
-    ):
+def test_define_tool_refuses_values_without_fields(definition: object, message: str) -> None:
+    with raises_exactly(ToolContractError, message):
         define_tool(definition)
 
 
@@ -800,9 +827,13 @@ def test_a_planted_dict_subclass_on_the_validator_is_not_consulted() -> None:
     [
         (
             {"type": "object", "bad": {1, 2}},
-            r"validate.json_schema is not a JSON object: \$.bad: set is not a JSON type",
+            "INVALID_TOOL_DEFINITION: validate.json_schema is not a JSON object: "
+            "$.bad: set is not a JSON type",
         ),
-        ({"type": "array"}, 'validate.json_schema must have "type": "object"'),
+        (
+            {"type": "array"},
+            'INVALID_TOOL_DEFINITION: validate.json_schema must have "type": "object"',
+        ),
     ],
 )
 def test_a_validator_schema_must_be_a_json_object_schema(schema: object, message: str) -> None:
@@ -810,7 +841,7 @@ def test_a_validator_schema_must_be_a_json_object_schema(schema: object, message
         return accept(arguments)
 
     vars(validate)["json_schema"] = schema
-    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_DEFINITION: {message}$"):
+    with raises_exactly(ToolContractError, message):
         define_tool(tool(validate=validate))
 
 
@@ -843,8 +874,8 @@ def test_registry_lookups_ignore_non_str_names_without_hashing_them() -> None:
 @lab_6_2
 def test_a_hostile_second_definition_leaves_the_registry_unchanged() -> None:
     registry = registry_with(tool("first"))
-    with pytest.raises(
-        ToolContractError, match=r"^INVALID_TOOL_DEFINITION: name must be a str, got NoneType$"
+    with raises_exactly(
+        ToolContractError, "INVALID_TOOL_DEFINITION: name must be a str, got NoneType"
     ):
         registry.register_many([tool("second"), {**tool(), "name": None}])
     assert registry.names() == ("first",)
@@ -857,9 +888,9 @@ def test_a_batch_generator_that_raises_halfway_registers_nothing() -> None:
         raise RuntimeError("disk gone")
 
     registry = registry_with(tool("first"))
-    with pytest.raises(
+    with raises_exactly(
         ToolContractError,
-        match=r"^INVALID_TOOL_BATCH: the batch could not be read: RuntimeError: disk gone$",
+        "INVALID_TOOL_BATCH: the batch could not be read: RuntimeError: disk gone",
     ) as raised:
         registry.register_many(batch())
     assert type(raised.value.__cause__) is RuntimeError
@@ -885,10 +916,10 @@ def test_an_exception_message_is_cut_where_the_serializer_cuts_strings() -> None
 @lab_6_2
 def test_a_none_entry_fails_the_whole_batch() -> None:
     registry = ToolRegistry()
-    with pytest.raises(
+    with raises_exactly(
         ToolContractError,
-        match=r"^INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
-        r"attributes, got NoneType$",
+        "INVALID_TOOL_DEFINITION: definition must be a dict or an object with its own "
+        "attributes, got NoneType",
     ):
         registry.register_many([tool("a"), None])
     assert len(registry) == 0
@@ -898,24 +929,28 @@ def test_a_none_entry_fails_the_whole_batch() -> None:
 @pytest.mark.parametrize(
     ("batch", "message"),
     [
-        (tool(), "a batch must be an iterable of definitions, got dict"),
-        ("echo", "a batch must be an iterable of definitions, got str"),
-        (42, "the batch could not be read: TypeError: 'int' object is not iterable"),
+        (tool(), "INVALID_TOOL_BATCH: a batch must be an iterable of definitions, got dict"),
+        ("echo", "INVALID_TOOL_BATCH: a batch must be an iterable of definitions, got str"),
+        (
+            42,
+            "INVALID_TOOL_BATCH: the batch could not be read: "
+            "TypeError: 'int' object is not iterable",
+        ),
     ],
 )
 def test_a_batch_that_is_not_an_iterable_of_definitions_is_refused(
     batch: object, message: str
 ) -> None:
-    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_BATCH: {message}$"):
+    with raises_exactly(ToolContractError, message):
         ToolRegistry().register_many(batch)  # type: ignore[arg-type]
 
 
 @lab_6_2
 def test_duplicate_names_are_refused_in_the_batch_and_against_the_registry() -> None:
     registry = registry_with(tool("a"))
-    with pytest.raises(ToolContractError, match=r"^DUPLICATE_TOOL_NAME: duplicate tool name 'b'$"):
+    with raises_exactly(ToolContractError, "DUPLICATE_TOOL_NAME: duplicate tool name 'b'"):
         registry.register_many([tool("b"), tool("c"), tool("b")])
-    with pytest.raises(ToolContractError, match=r"^DUPLICATE_TOOL_NAME: duplicate tool name 'a'$"):
+    with raises_exactly(ToolContractError, "DUPLICATE_TOOL_NAME: duplicate tool name 'a'"):
         registry.register(tool("a"))
     assert registry.names() == ("a",)
 
@@ -928,7 +963,7 @@ def test_contract_errors_carry_a_known_code_and_message() -> None:
         "DUPLICATE_TOOL_NAME",
         "duplicate tool name 'a'",
     )
-    with pytest.raises(ValueError, match=r"^unknown contract code 'OOPS'$"):
+    with raises_exactly(ValueError, "unknown contract code 'OOPS'"):
         ToolContractError("OOPS", "x")
 
 
@@ -1065,13 +1100,13 @@ def test_a_long_string_inside_an_output_is_cut_and_marked() -> None:
 @lab_6_3
 def test_integers_up_to_4096_bits_are_written_and_bigger_ones_refused() -> None:
     assert serialize_output([2**4095]) == f"[{2**4095}]"
-    with pytest.raises(ToolOutputError, match=r"^\$\[0\]: int larger than 4096 bits$"):
+    with raises_exactly(ToolOutputError, "$[0]: int larger than 4096 bits"):
         serialize_output([2**4096])
 
 
 @lab_6_3
 def test_a_non_str_key_is_refused_with_its_path() -> None:
-    with pytest.raises(ToolOutputError, match=r"^\$\.rows\[1\]: dict keys must be str, got int$"):
+    with raises_exactly(ToolOutputError, "$.rows[1]: dict keys must be str, got int"):
         serialize_output({"rows": [{}, {1: "one"}]})
 
 
@@ -1121,15 +1156,15 @@ def test_unsupported_values_are_refused_without_running_their_code() -> None:
             seen.append("Count.__repr__")
             return "0"
 
-    for value, kind in [
-        (Tracked(seen), "Tracked"),
-        (Rows([1]), "Rows"),
-        (Record(a=1), "Record"),
-        (Count(3), "Count"),
-        ({1, 2}, "set"),
-        (b"raw", "bytes"),
+    for value, message in [
+        (Tracked(seen), "$.value: unsupported type Tracked"),
+        (Rows([1]), "$.value: unsupported type Rows"),
+        (Record(a=1), "$.value: unsupported type Record"),
+        (Count(3), "$.value: unsupported type Count"),
+        ({1, 2}, "$.value: unsupported type set"),
+        (b"raw", "$.value: unsupported type bytes"),
     ]:
-        with pytest.raises(ToolOutputError, match=rf"^\$\.value: unsupported type {kind}$"):
+        with raises_exactly(ToolOutputError, message):
             serialize_output({"value": value})
     assert seen == []
 
@@ -1141,7 +1176,7 @@ def test_a_faked_class_is_not_a_dict_to_the_serializer() -> None:
         def __class__(self) -> type:
             raise AssertionError("__class__ was consulted")
 
-    with pytest.raises(ToolOutputError, match=r"^\$: unsupported type Impostor$"):
+    with raises_exactly(ToolOutputError, "$: unsupported type Impostor"):
         serialize_output(Impostor())
 
 
@@ -1237,13 +1272,13 @@ def test_a_scalar_output_of_a_foreign_or_oversized_kind_is_refused_at_the_top() 
             seen.append("Label.__str__")
             return "forged"
 
-    for value, problem in [
-        (Count(3), "unsupported type Count"),
-        (Label("hi"), "unsupported type Label"),
-        (2**4096, "int larger than 4096 bits"),
-        (-(2**4096), "int larger than 4096 bits"),
+    for value, message in [
+        (Count(3), "$: unsupported type Count"),
+        (Label("hi"), "$: unsupported type Label"),
+        (2**4096, "$: int larger than 4096 bits"),
+        (-(2**4096), "$: int larger than 4096 bits"),
     ]:
-        with pytest.raises(ToolOutputError, match=rf"^\$: {problem}$"):
+        with raises_exactly(ToolOutputError, message):
             serialize_output(value)
     assert seen == []
     assert serialize_output(math.inf) == '"Infinity"'
@@ -1832,23 +1867,34 @@ def test_error_content_always_parses_and_keeps_the_start_of_the_message(message:
 @pytest.mark.parametrize(
     ("proposed", "message"),
     [
-        (None, "call must be a ToolCall or a dict, got NoneType"),
-        ([], "call must be a ToolCall or a dict, got list"),
-        ({"name": "echo", "arguments": {}}, "call is missing 'id'"),
+        (None, "INVALID_TOOL_CALL: call must be a ToolCall or a dict, got NoneType"),
+        ([], "INVALID_TOOL_CALL: call must be a ToolCall or a dict, got list"),
+        ({"name": "echo", "arguments": {}}, "INVALID_TOOL_CALL: call is missing 'id'"),
         (
             {"id": "c", "name": "echo", "arguments": {}, "extra": 1},
-            "call has unknown field 'extra'",
+            "INVALID_TOOL_CALL: call has unknown field 'extra'",
         ),
-        ({"id": "c", "name": "echo", "arguments": {}, 2: 1}, "call keys must be str, got int"),
-        ({"id": "", "name": "echo", "arguments": {}}, "call id must be a non-empty str"),
-        ({"id": "c", "name": 5, "arguments": {}}, "call name must be a non-empty str"),
+        (
+            {"id": "c", "name": "echo", "arguments": {}, 2: 1},
+            "INVALID_TOOL_CALL: call keys must be str, got int",
+        ),
+        (
+            {"id": "", "name": "echo", "arguments": {}},
+            "INVALID_TOOL_CALL: call id must be a non-empty str",
+        ),
+        (
+            {"id": "c", "name": 5, "arguments": {}},
+            "INVALID_TOOL_CALL: call name must be a non-empty str",
+        ),
         (
             {"id": "c", "name": "echo", "arguments": []},
-            r"call arguments must be a JSON object: \$: expected a JSON object, got list",
+            "INVALID_TOOL_CALL: call arguments must be a JSON object: "
+            "$: expected a JSON object, got list",
         ),
         (
             {"id": "c", "name": "echo", "arguments": {"x": math.nan}},
-            r"call arguments must be a JSON object: \$.x: NaN is not a JSON number",
+            "INVALID_TOOL_CALL: call arguments must be a JSON object: "
+            "$.x: NaN is not a JSON number",
         ),
     ],
 )
@@ -1858,7 +1904,7 @@ async def test_a_malformed_call_raises_before_any_lookup(
     looked_at: list[object] = []
     registry = registry_with(tool(validate=looked_at.append))
     monkeypatch.setattr(ToolRegistry, "get", lambda _registry, name: looked_at.append(name))
-    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_CALL: {message}$"):
+    with raises_exactly(ToolContractError, message):
         await run(registry, proposed)
     assert looked_at == []
 
@@ -1869,11 +1915,11 @@ async def test_a_malformed_call_raises_before_any_lookup(
     [
         (
             {"id": PosingKey("c"), "name": "echo", "arguments": {}},
-            "call id must be a non-empty str",
+            "INVALID_TOOL_CALL: call id must be a non-empty str",
         ),
         (
             {"id": "c", "name": PosingKey("echo"), "arguments": {}},
-            "call name must be a non-empty str",
+            "INVALID_TOOL_CALL: call name must be a non-empty str",
         ),
     ],
     ids=["id", "name"],
@@ -1886,7 +1932,7 @@ async def test_a_str_subclass_id_or_name_of_a_call_is_refused_before_any_lookup(
     looked_at: list[object] = []
     registry = registry_with(tool(validate=looked_at.append))
     monkeypatch.setattr(ToolRegistry, "get", lambda _registry, name: looked_at.append(name))
-    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_CALL: {message}$"):
+    with raises_exactly(ToolContractError, message):
         await run(registry, proposed)
     assert looked_at == []
 
@@ -1920,16 +1966,11 @@ async def test_a_call_with_a_posing_key_is_refused_before_comparing_any_key() ->
     key = PosingKey("id")
     proposed: dict[object, object] = {key: "c", "name": "echo", "arguments": {}}
     key.seen.clear()
-    with pytest.raises(
-        ToolContractError, match=r"^INVALID_TOOL_CALL: call keys must be str, got PosingKey$"
+    with raises_exactly(
+        ToolContractError, "INVALID_TOOL_CALL: call keys must be str, got PosingKey"
     ):
         await run(registry_with(tool()), proposed)
     assert key.seen == []
-
-
-HAND_MADE_REFUSED = (
-    "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot (see ToolCall.create): "
-)
 
 
 def hand_made_call(arguments: dict[str, object]) -> ToolCall:
@@ -1944,20 +1985,48 @@ def cyclic_arguments() -> dict[str, object]:
     return arguments
 
 
-NOT_A_JSON_OBJECT = "INVALID_TOOL_CALL: call arguments must be a JSON object: "
-
-
 @lab_6_6
 @pytest.mark.parametrize(
     ("arguments", "refused"),
     [
-        ({"left": [1]}, HAND_MADE_REFUSED + "list is not part of a JSON snapshot"),
-        ({"left": {"nested": 1}}, HAND_MADE_REFUSED + "dict is not part of a JSON snapshot"),
-        ({"x": math.nan}, NOT_A_JSON_OBJECT + "$.x: NaN is not a JSON number"),
-        ({1: "key"}, HAND_MADE_REFUSED + "the keys of a JSON snapshot are exact str"),
+        (
+            {"left": [1]},
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot "
+                "(see ToolCall.create): "
+                "list is not part of a JSON snapshot"
+            ),
+        ),
+        (
+            {"left": {"nested": 1}},
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot "
+                "(see ToolCall.create): "
+                "dict is not part of a JSON snapshot"
+            ),
+        ),
+        (
+            {"x": math.nan},
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object: "
+                "$.x: NaN is not a JSON number"
+            ),
+        ),
+        (
+            {1: "key"},
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot "
+                "(see ToolCall.create): "
+                "the keys of a JSON snapshot are exact str"
+            ),
+        ),
         (
             cyclic_arguments(),
-            HAND_MADE_REFUSED + "more values than max_nodes=100000: not a JSON snapshot (a cycle?)",
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot "
+                "(see ToolCall.create): "
+                "more values than max_nodes=100000: not a JSON snapshot (a cycle?)"
+            ),
         ),
     ],
     ids=["mutable-list", "mutable-dict", "nan", "int-key", "cycle"],
@@ -1975,7 +2044,7 @@ async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
         return accept(arguments)
 
     registry = registry_with(tool(validate=validate))
-    with pytest.raises(ToolContractError, match=f"^{re.escape(refused)}$"):
+    with raises_exactly(ToolContractError, refused):
         await run(registry, hand_made_call(arguments))
     assert validated == []
 
@@ -1984,10 +2053,10 @@ async def test_a_hand_made_tool_call_is_checked_like_a_dict_call(
 @pytest.mark.parametrize(
     ("field", "forged", "refused"),
     [
-        ("id", ["c"], "call id must be a non-empty str"),
-        ("id", PosingKey("c"), "call id must be a non-empty str"),
-        ("name", "", "call name must be a non-empty str"),
-        ("name", PosingKey("echo"), "call name must be a non-empty str"),
+        ("id", ["c"], "INVALID_TOOL_CALL: call id must be a non-empty str"),
+        ("id", PosingKey("c"), "INVALID_TOOL_CALL: call id must be a non-empty str"),
+        ("name", "", "INVALID_TOOL_CALL: call name must be a non-empty str"),
+        ("name", PosingKey("echo"), "INVALID_TOOL_CALL: call name must be a non-empty str"),
     ],
 )
 async def test_a_tool_call_forged_after_it_was_made_is_refused_before_any_lookup(
@@ -1997,7 +2066,7 @@ async def test_a_tool_call_forged_after_it_was_made_is_refused_before_any_lookup
     object.__setattr__(proposed, field, forged)  # what a frozen record cannot stop
     validated: list[object] = []
     registry = registry_with(tool(validate=validated.append))
-    with pytest.raises(ToolContractError, match=rf"^INVALID_TOOL_CALL: {refused}$"):
+    with raises_exactly(ToolContractError, refused):
         await run(registry, proposed)
     assert validated == []
 
@@ -2005,8 +2074,11 @@ async def test_a_tool_call_forged_after_it_was_made_is_refused_before_any_lookup
 @lab_6_6
 async def test_a_tool_call_around_a_dict_subclass_is_refused_without_running_it() -> None:
     arguments = RecordingDict(left=1)
-    refused = "a read-only mapping of a JSON snapshot wraps a plain dict"
-    with pytest.raises(ToolContractError, match=rf"^{re.escape(HAND_MADE_REFUSED + refused)}$"):
+    with raises_exactly(
+        ToolContractError,
+        "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot (see ToolCall.create): "
+        "a read-only mapping of a JSON snapshot wraps a plain dict",
+    ):
         await run(registry_with(tool()), hand_made_call(arguments))
     assert arguments.calls == []
 
@@ -2015,10 +2087,35 @@ async def test_a_tool_call_around_a_dict_subclass_is_refused_without_running_it(
 @pytest.mark.parametrize(
     ("where", "refused"),
     [
-        ("key", NOT_A_JSON_OBJECT + "$: object keys must be str, got Odd"),
-        ("value", NOT_A_JSON_OBJECT + "$.x: Odd is not a JSON type"),
-        ("nested value", NOT_A_JSON_OBJECT + "$.x[1]: Odd is not a JSON type"),
-        ("hand-made ToolCall", HAND_MADE_REFUSED + "Odd is not part of a JSON snapshot"),
+        (
+            "key",
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object: "
+                "$: object keys must be str, got Odd"
+            ),
+        ),
+        (
+            "value",
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object: "
+                "$.x: Odd is not a JSON type"
+            ),
+        ),
+        (
+            "nested value",
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object: "
+                "$.x[1]: Odd is not a JSON type"
+            ),
+        ),
+        (
+            "hand-made ToolCall",
+            (
+                "INVALID_TOOL_CALL: call arguments must be a JSON object snapshot "
+                "(see ToolCall.create): "
+                "Odd is not part of a JSON snapshot"
+            ),
+        ),
     ],
     ids=["key", "value", "nested-value", "hand-made-tool-call"],
 )
@@ -2035,7 +2132,7 @@ async def test_call_arguments_are_refused_without_asking_their_metaclass_anythin
         "hand-made ToolCall": hand_made_call({"x": odd}),
     }[where]
     validated: list[object] = []
-    with pytest.raises(ToolContractError, match=f"^{re.escape(refused)}$"):
+    with raises_exactly(ToolContractError, refused):
         await run(registry_with(tool(validate=validated.append)), proposed)
     assert asked == []
     assert validated == []
@@ -2071,18 +2168,17 @@ async def test_a_call_object_that_lies_about_its_type_is_refused() -> None:
         def __class__(self) -> type:
             return ToolCall
 
-    with pytest.raises(
-        ToolContractError,
-        match=r"^INVALID_TOOL_CALL: call must be a ToolCall or a dict, got Shape$",
+    with raises_exactly(
+        ToolContractError, "INVALID_TOOL_CALL: call must be a ToolCall or a dict, got Shape"
     ):
         await run(registry_with(tool()), Shape())
 
 
 @lab_6_4
 async def test_registry_and_signal_must_be_the_real_types() -> None:
-    with pytest.raises(TypeError, match=r"^registry must be a ToolRegistry, got dict$"):
+    with raises_exactly(TypeError, "registry must be a ToolRegistry, got dict"):
         await execute_tool_call({}, call("echo", {}), AbortController().signal)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"^signal must be an AbortSignal, got NoneType$"):
+    with raises_exactly(TypeError, "signal must be an AbortSignal, got NoneType"):
         await execute_tool_call(ToolRegistry(), call("echo", {}), None)  # type: ignore[arg-type]
 
 
@@ -2131,7 +2227,7 @@ async def test_an_abort_during_validation_publishes_nothing_and_runs_nothing(
         executed.append(value)
         return None
 
-    with pytest.raises(StopError, match=r"^during validation$"):
+    with raises_exactly(StopError, "during validation"):
         await run(
             registry_with(tool(validate=validate, execute=spy)), call("echo", {}), controller.signal
         )
@@ -2194,7 +2290,7 @@ async def test_an_abort_just_before_the_tool_returns_wins_and_leaves_no_stray_ca
         controller.abort(StopError("late"))  # from inside the running task: the dangerous case
         return "finished anyway"
 
-    with pytest.raises(StopError, match=r"^late$"):
+    with raises_exactly(StopError, "late"):
         await run(
             registry_with(tool(execute=abort_then_return)), call("echo", {}), controller.signal
         )
@@ -2214,7 +2310,7 @@ async def test_an_abort_wins_over_a_fatal_error_raised_after_it(waits: bool) -> 
         controller.abort(StopError("stopped first"))
         raise NonRecoverableToolError("failed after the abort")
 
-    with pytest.raises(StopError, match=r"^stopped first$"):
+    with raises_exactly(StopError, "stopped first"):
         await run(registry_with(tool(execute=abort_then_fail)), call("echo", {}), controller.signal)
     assert_no_cancellation_is_pending()
 
@@ -2246,7 +2342,7 @@ async def test_a_call_nested_on_the_same_signal_lets_the_cancellation_through() 
     registry = registry_with(tool("outer", execute=delegate))
     pending = await start_call(registry, call("outer", {}), controller.signal, started)
     controller.abort(StopError("stop both"))
-    with pytest.raises(StopError, match=r"^stop both$"):
+    with raises_exactly(StopError, "stop both"):
         await pending
     assert inner_saw == ["CancelledError"]
     assert_no_cancellation_is_pending()
@@ -2296,7 +2392,7 @@ async def test_a_tool_that_swallows_the_cancellation_and_waits_again_holds_the_c
         await asyncio.sleep(0)
     assert not pending.done()  # still running: nothing forced the tool to stop
     release.set()
-    with pytest.raises(StopError, match=r"^stop$"):
+    with raises_exactly(StopError, "stop"):
         await pending  # and once it ends, the abort wins: nothing is published
     assert controller.signal.listener_count == 0
 
@@ -2314,7 +2410,7 @@ async def test_an_abort_after_serialization_publishes_nothing(
         return content
 
     monkeypatch.setattr(tool_module, "serialize_output", serialize_then_abort)
-    with pytest.raises(StopError, match=r"^after serialization$"):
+    with raises_exactly(StopError, "after serialization"):
         await run(registry_with(tool()), call("echo", {}), controller.signal)
 
 
@@ -2452,7 +2548,7 @@ async def test_a_tool_that_aborts_and_then_waits_is_cancelled_at_that_wait() -> 
         return "never"
 
     registry = registry_with(tool(execute=abort_then_wait))
-    with pytest.raises(StopError, match=r"^from the tool$"):
+    with raises_exactly(StopError, "from the tool"):
         async with asyncio.timeout(5):  # a guard that never cancels fails here, not by hanging
             await run(registry, call("echo", {}), controller.signal)
     assert events == ["cancelled"]
@@ -2661,7 +2757,7 @@ async def test_an_error_that_replaces_the_blocks_own_cancellation_passes_through
                 finally:
                     raise ValueError("cleanup failed")  # only CancelledError is the block's
 
-    with pytest.raises(ValueError, match=r"^cleanup failed$"):
+    with raises_exactly(ValueError, "cleanup failed"):
         await clean_up_badly()
     assert_no_cancellation_is_pending()
 
@@ -2675,17 +2771,15 @@ async def test_cancel_on_abort_is_single_use_and_its_repr_shows_its_state() -> N
     with guard:
         assert repr(guard) == "<CancelOnAbort watching>"
         assert signal.listener_count == 1
-        with pytest.raises(
-            RuntimeError, match=r"^CancelOnAbort is single use; this one is watching$"
-        ):
+        with raises_exactly(RuntimeError, "CancelOnAbort is single use; this one is watching"):
             guard.__enter__()
     assert repr(guard) == "<CancelOnAbort closed>"
     assert signal.listener_count == 0
-    with pytest.raises(RuntimeError, match=r"^CancelOnAbort is single use; this one is closed$"):
+    with raises_exactly(RuntimeError, "CancelOnAbort is single use; this one is closed"):
         guard.__enter__()
-    with pytest.raises(RuntimeError, match=r"^CancelOnAbort cannot exit: it is closed$"):
+    with raises_exactly(RuntimeError, "CancelOnAbort cannot exit: it is closed"):
         guard.__exit__(None, None, None)
-    with pytest.raises(RuntimeError, match=r"^CancelOnAbort cannot exit: it is ready$"):
+    with raises_exactly(RuntimeError, "CancelOnAbort cannot exit: it is ready"):
         CancelOnAbort(AbortController().signal).__exit__(None, None, None)
 
 
@@ -2712,7 +2806,7 @@ async def test_cancel_on_abort_must_be_entered_inside_a_task() -> None:
 
 
 def test_cancel_on_abort_needs_a_real_signal() -> None:  # given code: no lab
-    with pytest.raises(TypeError, match=r"^signal must be an AbortSignal, got AbortController$"):
+    with raises_exactly(TypeError, "signal must be an AbortSignal, got AbortController"):
         CancelOnAbort(AbortController())  # type: ignore[arg-type]
 
 
@@ -2758,7 +2852,10 @@ async def test_an_instance_made_without_the_constructor_is_an_ordinary_failure()
 @lab_6_6
 async def test_the_constructor_cannot_be_borrowed_by_another_exception() -> None:
     other = ValueError("other")
-    with pytest.raises(TypeError, match=r"needs a NonRecoverableToolError, got ValueError$"):
+    with raises_exactly(
+        TypeError,
+        "NonRecoverableToolError.__init__ needs a NonRecoverableToolError, got ValueError",
+    ):
         NonRecoverableToolError.__init__(other, "borrowed")  # type: ignore[arg-type]
     result = await raising(other)
     assert result.content == error_content("TOOL_EXECUTION_FAILED", "ValueError: other")
@@ -2773,7 +2870,10 @@ async def test_a_faked_class_cannot_borrow_the_constructor_either() -> None:
             return NonRecoverableToolError
 
     impostor = ImpostorError("pretending")
-    with pytest.raises(TypeError, match=r"needs a NonRecoverableToolError, got ImpostorError$"):
+    with raises_exactly(
+        TypeError,
+        "NonRecoverableToolError.__init__ needs a NonRecoverableToolError, got ImpostorError",
+    ):
         NonRecoverableToolError.__init__(impostor, "borrowed")  # type: ignore[arg-type]
     result = await raising(impostor)
     assert result.content == error_content("TOOL_EXECUTION_FAILED", "ImpostorError: pretending")
