@@ -23,6 +23,8 @@ _INCLUDE = re.compile(
 )
 _SECTION_MARKER = re.compile(r"-{1,}8<-{1,}[ \t]*\[(?P<kind>start|end):(?P<name>[A-Za-z0-9_-]+)\]")
 
+_LAB_MARKER = re.compile(r"^[ \t]*# (BEGIN|END) LAB \d+\.\d+[ \t]*$")
+
 # The first words of the note that stands in for a lab's answer; tests look for them.
 LEFT_OUT = "Left out of this practice folder:"
 
@@ -94,7 +96,8 @@ def _section_bounds(source: str, section: str, path: str) -> tuple[int, int]:
 
 
 def _is_marker(line: str) -> bool:
-    return _SECTION_MARKER.search(line) is not None
+    """Snippet markers, and lab markers: in a practice folder a lab is a place, not a region."""
+    return _SECTION_MARKER.search(line) is not None or _LAB_MARKER.match(line) is not None
 
 
 def _answer_in(source: str, section: str, path: str, regions: Sequence[LabRegion]) -> str | None:
