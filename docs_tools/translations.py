@@ -40,6 +40,7 @@ __all__ = [
     "Glossary",
     "Status",
     "Term",
+    "config_problems",
     "glossary_problems",
     "load_glossary",
     "recorded_hash",
@@ -274,9 +275,28 @@ def translation_check(root: Path = ROOT, glossary_path: Path = GLOSSARY) -> list
         print(f"translation: {report}")
     glossary = load_glossary(glossary_path)
     return [
-        problem
-        for page in sorted((root / "docs").rglob(f"*.{LOCALE}.md"))
-        for problem in glossary_problems(page, glossary, root)
+        *(
+            problem
+            for page in sorted((root / "docs").rglob(f"*.{LOCALE}.md"))
+            for problem in glossary_problems(page, glossary, root)
+        ),
+        *config_problems(root / "mkdocs.yml", glossary),
+    ]
+
+
+def config_problems(config: Path, glossary: Glossary) -> list[str]:
+    """Hold the Vietnamese values of ``mkdocs.yml`` (its non-ASCII lines) to the glossary.
+
+    Only what follows the first colon is read: in ``04 Deterministic model: 04 Model tất định``
+    the key is the English nav title.
+    """
+    if not config.is_file():
+        return []
+    lines = config.read_text(encoding="utf-8").splitlines()
+    vietnamese = "\n".join("" if line.isascii() else line.partition(":")[2] for line in lines)
+    return [
+        f"{config.name}:{number}: {problem}"
+        for number, problem in _wording_problems(vietnamese, glossary)
     ]
 
 

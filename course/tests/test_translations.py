@@ -19,6 +19,7 @@ from docs_tools.translations import (
     GLOSSARY,
     Status,
     _pattern,
+    config_problems,
     glossary_problems,
     load_glossary,
     recorded_hash,
@@ -138,6 +139,21 @@ def test_a_tone_mark_on_the_second_vowel_is_reported_with_the_classic_spelling(
         "'huỷ' -> write 'hủy'",
         "'hoá' -> write 'hóa'",
     ]
+
+
+def test_the_vietnamese_titles_of_mkdocs_yml_follow_the_glossary(tmp_path: Path) -> None:
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(
+        "# output, cycles: English comments are not checked\n"
+        "nav_translations:\n"
+        "  06 Tool contract: 06 Hợp đồng tool\n",
+        encoding="utf-8",
+    )
+
+    assert config_problems(config, load_glossary()) == [
+        "mkdocs.yml:3: 'Hợp đồng' -> write 'quy ước' (glossary: contract)"
+    ]
+    assert config_problems(ROOT / "mkdocs.yml", load_glossary()) == []
 
 
 def test_a_glossary_entry_without_a_vietnamese_term_is_refused(tmp_path: Path) -> None:
