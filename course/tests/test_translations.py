@@ -22,6 +22,7 @@ from docs_tools.translations import (
     config_problems,
     glossary_problems,
     load_glossary,
+    main,
     recorded_hash,
     source_hash,
     stamp,
@@ -239,6 +240,31 @@ def test_stamp_adds_the_field_to_a_page_without_front_matter(docs: Path) -> None
 def test_stamp_refuses_a_page_that_is_not_a_translation(docs: Path) -> None:
     with pytest.raises(ValueError, match=r"not a translation \(its name must end in \.vi\.md\)"):
         stamp(docs / "checkpoints" / "01_protocol.md")
+
+
+def test_the_stamp_command_names_the_page_and_its_hash(
+    docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    translation = write_translation(docs, "# 01\n", source="an older English page")
+
+    assert main(["stamp", str(translation)]) == 0
+
+    assert capsys.readouterr().out == f"{translation}: source_sha256 {source_hash(ENGLISH)}\n"
+    assert status_of(docs / "checkpoints" / "01_protocol.md") is Status.UP_TO_DATE
+
+
+def test_the_stamp_command_refuses_a_page_with_no_english_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    orphan = tmp_path / "orphan.vi.md"
+    orphan.write_text("# x\n", encoding="utf-8")
+
+    assert main(["stamp", str(orphan)]) == 2
+
+    assert capsys.readouterr().err == (
+        f"translations: {orphan}: no English page orphan.md beside it\n"
+    )
+    assert orphan.read_text(encoding="utf-8") == "# x\n", "nothing was written"
 
 
 def build(page_file: Path, url: str, meta: dict[str, str], language: str = "vi") -> str:
