@@ -36,6 +36,7 @@ if str(ROOT) not in sys.path:  # run as a script, the repository root is not imp
     sys.path.insert(0, str(ROOT))
 
 from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
+from docs_tools.pinned_messages import pinned_message_problems  # noqa: E402
 from docs_tools.translations import translation_check  # noqa: E402
 
 __all__ = [
@@ -349,6 +350,7 @@ def all_problems(root: Path = ROOT) -> list[str]:
         problems.extend(translation_problems(page, root))
     problems.extend(navigation_problems(load_catalog(), root / "mkdocs.yml", root / "docs"))
     problems.extend(translation_check(root))  # glossary (fatal); prints stale translations
+    problems.extend(pinned_message_problems(root))  # rule 4: docs_tools/pinned_messages.py
     return problems
 
 
