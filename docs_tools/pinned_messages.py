@@ -63,8 +63,8 @@ __all__ = [
 
 # Checkpoints whose pages do not state their pinned messages yet, skipped by `nox -s docs`
 # (course/tests/test_pinned_messages.py expects them to fail). Delete a number once its page
-# states every message: issue 15 makes 06 comply on the branch i15-reference.
-PENDING = frozenset({"06"})
+# states every message (none is pending now: issue 15 made 06 comply).
+PENDING: frozenset[str] = frozenset()
 
 # The helpers of checkpoints/support.py, and the part of the message each pins.
 HELPERS: Mapping[str, str] = {
