@@ -177,3 +177,40 @@ def docs_check(session: nox.Session) -> None:
     session.run(
         "python", "docs_tools/site_check.py", str(site), "--chromium", chromium, *session.posargs
     )
+
+
+def install_pi_packages(session: nox.Session, folder: Path) -> bool:
+    """`npm ci` the pinned Pi SDK into folder/node_modules when the lock changed; False: no Node."""
+    import shutil
+
+    npm = shutil.which("npm")
+    if shutil.which("node") is None or npm is None:
+        session.warn("Node.js and npm are not on PATH: the Pi SDK claims are skipped")
+        return False
+    installed = folder / "node_modules" / ".package-lock.json"
+    lock = folder / "package-lock.json"
+    if installed.exists() and installed.stat().st_mtime >= lock.stat().st_mtime:
+        return True
+    # --ignore-scripts: the probes need no package's install script (nor a binary it downloads).
+    session.run(
+        npm,
+        "ci",
+        "--prefix",
+        str(folder),
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        external=True,
+    )
+    return True
+
+
+@nox.session(default=False)
+def compare(session: nox.Session) -> None:
+    """Check the pages' claims about real frameworks against the pinned releases (compare/)."""
+    # The frameworks are installed here only, each at the release pinned in the `compare` group
+    # (Python) or compare/pi/package.json (the Pi SDK, through npm; skipped without Node).
+    session.install(*nox.project.dependency_groups(PYPROJECT, "compare"))
+    install_pi_packages(session, ROOT / "compare" / "pi")
+    # One line per claim at the end: HOLDS, DOES NOT HOLD or SKIPPED, with the probe to open.
+    session.run("pytest", "-c", "compare/pytest.ini", "compare", *session.posargs)

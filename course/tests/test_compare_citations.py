@@ -1,0 +1,118 @@
+"""A page's claim about a framework names the probe that checks it, and that probe exists.
+
+The probes in compare/ run only in ``nox -s compare`` (they need the frameworks); this test runs
+in ``nox -s tests`` without them: it reads the probe files as text, so a citation cannot dangle
+and a probe cannot lose the page sentence it backs.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPARE = ROOT / "compare"
+PAGES = sorted((ROOT / "docs" / "checkpoints").glob("*.md"))
+CITATION = re.compile(r"compare/((?:[\w-]+/)*test_\w+\.py)::(test_\w+)")
+COMPARE_HEADING = "## Compare with real frameworks"
+
+
+def probes_in(path: Path) -> set[str]:
+    """The names of the test functions defined at the top level of one probe file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    return {
+        node.name
+        for node in tree.body
+        if isinstance(node, functions) and node.name.startswith("test_")
+    }
+
+
+def dangling_citations(text: str, compare: Path) -> list[str]:
+    """Each citation in ``text`` whose file or test function does not exist, with the reason."""
+    problems: list[str] = []
+    for match in CITATION.finditer(text):
+        file, name = match.groups()
+        path = compare / file
+        if not path.is_file():
+            problems.append(f"compare/{file}::{name}: no such probe file")
+        elif name not in probes_in(path):
+            problems.append(f"compare/{file}::{name}: no test function {name} in compare/{file}")
+    return problems
+
+
+def compare_section(text: str) -> str:
+    """The "Compare with real frameworks" section of a page (its Performance part included)."""
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith(COMPARE_HEADING)), None)
+    if start is None:
+        return ""
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")),
+        len(lines),
+    )
+    return "\n".join(lines[start:end])
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_probe_a_page_cites_exists(page: Path) -> None:
+    problems = dangling_citations(page.read_text(encoding="utf-8"), COMPARE)
+    assert not problems, f"{page.relative_to(ROOT)} cites probes that do not exist:\n" + "\n".join(
+        problems
+    )
+
+
+# The English page states the facts; a translation mirrors its cells (and may cite the same
+# probes, which the dangling check above then covers), but is not required to.
+ENGLISH_PAGES = [page for page in PAGES if not page.name.endswith(".vi.md")]
+
+
+@pytest.mark.parametrize("page", ENGLISH_PAGES, ids=lambda page: page.name)
+def test_every_comparison_section_cites_a_probe(page: Path) -> None:
+    section = compare_section(page.read_text(encoding="utf-8"))
+    if not section:
+        pytest.skip(f"{page.name} has no comparison section")
+    assert CITATION.search(section), (
+        f"{page.relative_to(ROOT)}: its comparison section cites no probe; back each claim with "
+        "a test in compare/ and cite it as (probe: `compare/test_NN_....py::test_...`)"
+    )
+
+
+def test_every_probe_backs_a_claim_on_a_page() -> None:
+    cited = {match.groups() for page in PAGES for match in CITATION.finditer(page.read_text())}
+    probes = {
+        (path.relative_to(COMPARE).as_posix(), name)
+        for path in sorted(COMPARE.rglob("test_*.py"))
+        if "node_modules" not in path.parts
+        for name in probes_in(path)
+    }
+    assert probes, "compare/ holds no probe"
+    uncited = sorted(f"compare/{file}::{name}" for file, name in probes - cited)
+    assert not uncited, "probes that no page cites (cite each next to its claim):\n" + "\n".join(
+        uncited
+    )
+
+
+def test_a_dangling_citation_is_named_with_its_reason(tmp_path: Path) -> None:
+    (tmp_path / "test_99_x.py").write_text("def test_real() -> None:\n    pass\n")
+    text = (
+        "(probe: `compare/test_99_x.py::test_real`) "
+        "(probe: `compare/test_99_x.py::test_renamed`) "
+        "(probe: `compare/test_98_gone.py::test_real`)"
+    )
+    assert dangling_citations(text, tmp_path) == [
+        "compare/test_99_x.py::test_renamed: no test function test_renamed in compare/test_99_x.py",
+        "compare/test_98_gone.py::test_real: no such probe file",
+    ]
+
+
+def test_a_comparison_section_ends_at_the_next_section() -> None:
+    page = (
+        "## Mechanism\nx `compare/test_01_a.py::test_b`\n"
+        "## Compare with real frameworks\ny\n## Next\n"
+    )
+    assert compare_section(page) == "## Compare with real frameworks\ny"
+    assert not CITATION.search(compare_section(page))
