@@ -169,7 +169,10 @@ def docs_check(session: nox.Session) -> None:
     if chromium is None:
         session.error("needs Chromium on PATH (Debian: apt-get install chromium) or $CHROMIUM")
     session.install(*nox.project.dependency_groups(PYPROJECT, "docs_check"))
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
     session.run("python", "docs_tools/vendor_mermaid.py", "check")
+    # The check's own measurements, each on a small broken page (skipped in `nox -s tests`).
+    session.run("pytest", "course/tests/test_site.py", "-q", "-p", "no:cacheprovider")
     site = Path(session.create_tmp()) / "site"
     session.run(
         "mkdocs", "build", "--strict", "--site-dir", str(site), env={"NO_MKDOCS_2_WARNING": "1"}

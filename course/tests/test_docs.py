@@ -59,8 +59,13 @@ def test_site_config_loads_no_font_or_script_from_the_network() -> None:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "\n  font: false\n" in config
     scripts = config.split("\nextra_javascript:\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    assert scripts == ["  - assets/vendor/mermaid/mermaid.min.js"], f"mermaid {VERSION} only"
-    assert "extra_css:" not in config
+    styles = config.split("\nextra_css:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert scripts[0] == "  - assets/vendor/mermaid/mermaid.min.js", f"mermaid {VERSION} first"
+    # Besides Mermaid, only the site's own files: nothing from another address.
+    assert scripts[1:] == ["  - assets/site.js"]
+    assert styles == ["  - assets/site.css"]
+    for entry in scripts + styles:
+        assert (ROOT / "docs" / entry.removeprefix("  - ")).is_file(), entry
 
 
 # The checker itself: each rule catches what it is for, in a page written to a temporary repo.

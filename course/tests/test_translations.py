@@ -314,5 +314,7 @@ def test_the_home_page_notice_links_the_english_home_page(tmp_path: Path) -> Non
 def test_mkdocs_loads_the_notice_hook() -> None:
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
 
-    assert re.search(r"^hooks:\n  - docs_tools/translation_notice.py$", config, re.MULTILINE)
+    hooks = re.search(r"^hooks:\n((?:  .*\n)+)", config, re.MULTILINE)
+    assert hooks is not None, "mkdocs.yml has no hooks: list"
+    assert "  - docs_tools/translation_notice.py\n" in hooks[1]
     assert GLOSSARY.is_file()
