@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import nox
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from checkpoints.catalog import Checkpoint, find_checkpoint, load_catalog  # noqa: E402
+from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
+from practice.commands import CommandError, checkpoint_named, checkpoint_usage  # noqa: E402
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -33,17 +35,6 @@ def install_course(session: nox.Session) -> None:
     session.install("-e", ".")
 
 
-def checkpoint_usage(catalog: tuple[Checkpoint, ...]) -> str:
-    lines = [
-        "usage: nox -s checkpoint -- NN    (or: nox -s checkpoint -- all)",
-        "       pytest options may follow: nox -s checkpoint -- 06 --lab 6.2 -x",
-        "",
-        "available checkpoints:",
-        *(f"  {c.number}  {c.title}" for c in catalog),
-    ]
-    return "\n".join(lines)
-
-
 def split_options(args: list[str]) -> tuple[list[str], list[str]]:
     """Split ``args`` into the checkpoint arguments and the pytest options from the first ``-``."""
     first = next((i for i, arg in enumerate(args) if arg.startswith("-")), len(args))
@@ -51,11 +42,19 @@ def split_options(args: list[str]) -> tuple[list[str], list[str]]:
 
 
 def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
-    """Return the checkpoints named by ``args``: exactly one number, or ``all``."""
-    if args == ["all"]:
-        return catalog
-    found = find_checkpoint(catalog, args[0]) if len(args) == 1 else None
-    return () if found is None else (found,)
+    """Return the checkpoints named by ``args``: exactly one number, or ``all``.
+
+    Raises CommandError, whose usage lists the checkpoints, when ``args`` name none.
+    """
+    found = checkpoint_named(catalog, args, checkpoint_usage(catalog, practice_folder=False))
+    return catalog if found is None else (found,)
+
+
+def usage_error(session: nox.Session, error: CommandError) -> NoReturn:
+    """Print a command's usage, then stop the session with the one-line problem."""
+    # The usage goes out as it is; nox's abort line gets only the problem ("no lab 9.9").
+    print(error.usage, file=sys.stderr)
+    session.error(error.problem)
 
 
 @nox.session(default=False, tags=["learner"])
@@ -63,14 +62,10 @@ def checkpoint(session: nox.Session) -> None:
     """Run exactly one checkpoint's focused tests: nox -s checkpoint -- 06 (or -- all)."""
     catalog = load_catalog()
     names, options = split_options(session.posargs)
-    chosen = select_checkpoints(names, catalog)
-    if not chosen:
-        # Printed as it is: nox ends the message of session.error with a period of its own.
-        print(
-            f"expected one checkpoint number or 'all'\n\n{checkpoint_usage(catalog)}",
-            file=sys.stderr,
-        )
-        session.error("see the usage above")
+    try:
+        chosen = select_checkpoints(names, catalog)
+    except CommandError as exc:
+        usage_error(session, exc)
     install_course(session)
     files: list[str] = []
     for selected in chosen:
@@ -84,7 +79,10 @@ def checkpoint(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """Run every checkpoint's focused tests and the repository's own meta-tests."""
     install_course(session)
-    session.run("pytest", *session.posargs)
+    # Two workers or more (pytest-xdist): on a 2-core machine the suite takes half the time.
+    # Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup).
+    # `nox -s tests -- -n 0 ...` runs in one process, as plain pytest does.
+    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *session.posargs)
 
 
 @nox.session
@@ -149,12 +147,12 @@ def practice(session: nox.Session) -> None:
 @nox.session(python=False, default=False, tags=["learner"])
 def hint(session: nox.Session) -> None:
     """Print the hint of one lab from its manifest: nox -s hint -- 6.2."""
-    from practice.commands import CommandError, hint_text
+    from practice.commands import hint_text
 
     try:
         text = hint_text(load_catalog(), session.posargs)
     except CommandError as exc:
-        session.error(str(exc))
+        usage_error(session, exc)
     print(text)
 
 
@@ -217,3 +215,17 @@ def compare(session: nox.Session) -> None:
     install_pi_packages(session, ROOT / "compare" / "pi")
     # One line per claim at the end: HOLDS, DOES NOT HOLD or SKIPPED, with the probe to open.
     session.run("pytest", "-c", "compare/pytest.ini", "compare", *session.posargs)
+
+
+@nox.session(default=False, tags=["learner"])
+def serve(session: nox.Session) -> None:
+    """Preview the site as you edit it, on this machine only: nox -s serve (or -- PORT)."""
+    port = session.posargs[0] if session.posargs else "8000"
+    if len(session.posargs) > 1 or not port.isdigit() or not 0 < int(port) < 65536:
+        given = " ".join(session.posargs)
+        session.error(f"expected nothing or one port number, such as 8001; got {given}")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
+    # 127.0.0.1, never every interface: a preview is for the person at this machine.
+    address = f"127.0.0.1:{port}"
+    session.log(f"the site is at http://{address}/ (it rebuilds when a page changes; Ctrl+C stops)")
+    session.run("mkdocs", "serve", "--dev-addr", address, env={"NO_MKDOCS_2_WARNING": "1"})

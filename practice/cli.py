@@ -22,9 +22,11 @@ def main(args: Sequence[str], *, invoked_from: Path, course_root: Path = COURSE_
     """
     try:
         catalog = CourseTree(root=course_root).catalog()
-        if len(args) != 2 or not args[0].isdigit():
+        if len(args) != 2:
+            got = f"; got {' '.join(args)}" if args else ""
             raise PracticeError(
-                f"expected a checkpoint number and a folder\n\n{practice_usage(catalog)}"
+                f"expected a checkpoint number and a folder, such as 06 /tmp/p06{got}\n\n"
+                + practice_usage(catalog)
             )
         number, folder = args
         made = make_practice_folder(course_root, number, invoked_from / Path(folder).expanduser())

@@ -15,7 +15,10 @@ layout, so the same relative paths and the same command work in it:
 - ``checkpoints/``: its top-level modules (``catalog.py``, ``conftest.py``, ``support.py``)
   and the folders of checkpoints 00 up to the target (manifest and focused test), unchanged;
 - ``pyproject.toml`` (``course/src`` is the package ``harness``, the course's test tools and
-  pytest settings), ``noxfile.py``, ``practice/commands.py``, ``LEARNING.md``, ``.gitignore``.
+  pytest settings), ``noxfile.py``, ``practice/commands.py`` and ``practice/failure_summary.py``,
+  ``LEARNING.md``, ``.gitignore``;
+- ``docs/checkpoints/``: the lesson pages of 00 up to the target, their listings filled in
+  from the given code only (``practice.pages``).
 
 Nothing here knows any particular checkpoint: everything comes from the manifests and markers.
 """
@@ -40,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checkpoints.catalog import Checkpoint, ManifestError, find_checkpoint, load_catalog
+from practice.pages import render_page
 from practice.regions import LabMarkerError, LabRegion
 from practice.skeleton import make_skeleton
 
@@ -120,7 +124,7 @@ def make_practice_folder(
     catalog = tree.catalog()
     target = find_checkpoint(catalog, number)
     if target is None:
-        raise PracticeError(f"no checkpoint {number!r}\n\n{practice_usage(catalog)}")
+        raise PracticeError(f"no checkpoint {number or repr(number)}\n\n{practice_usage(catalog)}")
     destination = _check_destination(tree, destination)
     staging = destination.parent / f".{destination.name}.partial-{secrets.token_hex(4)}"
     staging.mkdir()
@@ -199,7 +203,7 @@ def _write_folder(
         copied_text.append(skeleton.text)
         regions[module] = skeleton.regions
     _check_every_lab_has_a_region(target, regions)
-    _add_later_modules_in_use(tree, catalog, src)
+    later = _add_later_modules_in_use(tree, catalog, src)
 
     checkpoints = out / "checkpoints"
     checkpoints.mkdir()
@@ -212,19 +216,30 @@ def _write_folder(
         shutil.copytree(tree.fixtures, out / "course" / "fixtures", ignore=_IGNORED)
 
     (out / "practice").mkdir()
-    shutil.copyfile(Path(__file__).with_name("commands.py"), out / "practice" / "commands.py")
+    for name in ("commands.py", "failure_summary.py"):  # the folder's commands use them
+        shutil.copyfile(Path(__file__).with_name(name), out / "practice" / name)
     shutil.copyfile(TEMPLATES / "noxfile.py", out / "noxfile.py")
     pyproject = render_pyproject(_read_toml(tree.root / "pyproject.toml"), target)
     (out / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-    (out / "LEARNING.md").write_text(_render_learning(target, included, regions), encoding="utf-8")
+    stubbed = {f"course/src/{m}": found for m, found in regions.items()}
+    stubbed.update({f"course/src/{m}": found for m, (_, found) in later.items()})
+    _write_pages(tree, included, stubbed, out)
+    learning = _render_learning(target, included, regions, later)
+    (out / "LEARNING.md").write_text(learning, encoding="utf-8")
     (out / ".gitignore").write_text(_GITIGNORE, encoding="utf-8")
 
 
-def _add_later_modules_in_use(tree: CourseTree, catalog: Sequence[Checkpoint], src: Path) -> None:
-    """Add, as skeletons, the later checkpoints' modules that the folder's modules import."""
+def _add_later_modules_in_use(
+    tree: CourseTree, catalog: Sequence[Checkpoint], src: Path
+) -> dict[str, tuple[Checkpoint, tuple[LabRegion, ...]]]:
+    """Add, as skeletons, the later checkpoints' modules that the folder's modules import.
+
+    Returns each module added, with the checkpoint it belongs to and its lab regions.
+    """
     # Checkpoint 00 shows records that checkpoint 01 defines. Its folder needs protocol.py, and
     # a skeleton is enough: an earlier checkpoint uses only a later one's given code.
     owners = {module: checkpoint for checkpoint in catalog for module in checkpoint.modules}
+    added: dict[str, tuple[Checkpoint, tuple[LabRegion, ...]]] = {}
     pending = list(src.glob("*.py"))
     while pending:
         for module in sorted(_harness_imports(_read(pending.pop())) - {"__init__.py"}):
@@ -238,7 +253,28 @@ def _add_later_modules_in_use(tree: CourseTree, catalog: Sequence[Checkpoint], s
                 page=owner.page,
             )
             (src / module).write_text(skeleton.text, encoding="utf-8")
+            added[module] = (owner, skeleton.regions)
             pending.append(src / module)
+    return added
+
+
+def _write_pages(
+    tree: CourseTree,
+    included: Sequence[Checkpoint],
+    stubbed: Mapping[str, tuple[LabRegion, ...]],
+    out: Path,
+) -> None:
+    """Copy the lesson pages of ``included``, listings filled in with the given code only."""
+    for checkpoint in included:
+        page = tree.root / "docs" / checkpoint.page
+        if not page.is_file():
+            continue  # a course without pages (the tests' small one) still makes a folder
+        try:
+            text = render_page(_read(page), lambda path: _read(tree.root / path), stubbed)
+        except ValueError as exc:
+            raise PracticeError(f"docs/{checkpoint.page}: {exc}") from exc
+        (out / "docs" / checkpoint.page).parent.mkdir(parents=True, exist_ok=True)
+        (out / "docs" / checkpoint.page).write_text(text, encoding="utf-8")
 
 
 def _harness_imports(source: str) -> set[str]:
@@ -372,20 +408,92 @@ def _render_learning(
     target: Checkpoint,
     included: Sequence[Checkpoint],
     regions: Mapping[str, tuple[LabRegion, ...]],
+    later: Mapping[str, tuple[Checkpoint, tuple[LabRegion, ...]]],
 ) -> str:
     template = string.Template((TEMPLATES / "LEARNING.md").read_text(encoding="utf-8"))
+    observe = target.mode == "observe"
     if target.labs:
         stuck = f"```bash\nnox -s hint -- {target.labs[0].id}\n```\n\nprints the hint of one lab."
     else:  # an observe checkpoint has no labs, so no hints either
         stuck = "This checkpoint has no labs: read its page and run its tests."
+    first, last = included[0].number, included[-1].number
+    tests_range = f"checkpoint {first}" if first == last else f"checkpoints {first} to {last}"
+    contents = [_modules_text(target, regions), _earlier_text(included[:-1]), _later_text(later)]
     return template.substitute(
         number=target.number,
         title=target.title,
         page=f"docs/{target.page}",
-        earlier=_earlier_text(included[:-1]),
+        purpose=(
+            f"read and run checkpoint {target.number}'s code and change it to see what breaks"
+            if observe
+            else f"rebuild checkpoint {target.number} yourself"
+        ),
+        contents="\n".join(f"- {text}" for text in contents if text),
+        tests_range=tests_range,
+        pages_plural="" if first == last else "s",
         work=_work_text(target, regions),
-        modules=_modules_text(target, regions),
+        read_first=_read_first_text(target),
+        run=_run_text(target, tests_range),
         stuck=stuck,
+    )
+
+
+def _read_first_text(target: Checkpoint) -> str:
+    if target.mode == "observe":
+        return (
+            f"It walks through the code in {_paths(target.modules)}, which is all here to read; "
+            "this checkpoint has no labs."
+        )
+    return (
+        "Its *Mechanism* and *Build it* sections explain each lab. A listing that is a lab's "
+        "answer is left out of this copy: read the prose and *Build it*, write the lab, and "
+        "compare with the course's listings once it passes."
+    )
+
+
+def _run_text(target: Checkpoint, tests_range: str) -> str:
+    number = target.number
+    if target.mode == "observe":
+        return (
+            f"This runs the focused tests of {tests_range} against the code in `course/src`, and "
+            "they all pass. Change one line (the page's *Failure experiment*), run again and "
+            "read which test turns red; this folder is not under git, so change the line back "
+            "by hand (or make a new folder). Further arguments go to pytest: "
+            f"`nox -s checkpoint -- {number} -x` stops at the first failure."
+        )
+    return f"""\
+This runs the focused tests of {tests_range} against your `course/src` (in the course,
+`checkpoint -- {number}` runs only {number}'s own tests; here the earlier ones run too, because
+your code must keep them green). The output ends with a short failure summary and the `labs`
+section, which says where each lab stands:
+
+- `not started`: its stub still raises `NotImplementedError("Lab N.M: …")`;
+- `failing`: some of its tests fail for another reason;
+- `blocked`: its tests fail only because they call another lab's stub (the line names that
+  lab): finish that one first;
+- `passing`: all its tests pass.
+
+Each line ends with the number of the lab's tests that ran, and how many of them fail, such as
+`Lab 6.4   failing      (3 of 81 tests fail)`. With `-k WORD`, only the tests that ran count.
+The summary shows the first failure of each lab in full and every other failure as one line;
+`nox -s checkpoint -- {number} --full` (or `-v`) prints every failure in full.
+
+`nox -s progress` prints only the labs section. Further arguments go to pytest:
+`nox -s checkpoint -- {number} -x` stops at the first failure, `--lab N.M` runs only the tests
+of one lab (give it again for more), and `-k WORD` runs only the tests whose names contain
+WORD. When every lab is `passing`, the checkpoint is done: compare your code with the
+reference in the course's `course/src`."""
+
+
+def _later_text(later: Mapping[str, tuple[Checkpoint, tuple[LabRegion, ...]]]) -> str:
+    """Say why a later checkpoint's module is here, as a skeleton (00 shows 01's records)."""
+    if not later:
+        return ""
+    owners = ", ".join(dict.fromkeys(owner.number for owner, _ in later.values()))
+    return (
+        f"{_paths(later)}: from checkpoint{'s' if ',' in owners else ''} {owners}, as a "
+        "skeleton, because the code above uses its records; its labs are stubs that nothing "
+        "here calls, and you need not touch it."
     )
 
 
@@ -412,7 +520,7 @@ def _modules_text(target: Checkpoint, regions: Mapping[str, tuple[LabRegion, ...
 
 def _earlier_text(earlier: Sequence[Checkpoint]) -> str:
     if not earlier:
-        return "This is the first checkpoint: there is no earlier code."
+        return ""  # the first checkpoint: no earlier code
     names = _paths(m for c in earlier for m in c.modules)
     return (
         f"The code of checkpoints {earlier[0].number} to {earlier[-1].number} is the course's "

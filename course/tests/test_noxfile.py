@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from types import ModuleType
 import pytest
 
 from checkpoints.catalog import load_catalog
+from practice.commands import CommandError, checkpoint_usage
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = load_catalog()
@@ -38,9 +40,20 @@ def test_all_selects_every_checkpoint_in_order() -> None:
     assert NOXFILE.select_checkpoints(["all"], CATALOG) == CATALOG
 
 
-@pytest.mark.parametrize("arguments", [[], ["99"], ["abc"], ["01", "02"], ["-1"], ["all", "01"]])
-def test_bad_arguments_select_nothing(arguments: list[str]) -> None:
-    assert NOXFILE.select_checkpoints(arguments, CATALOG) == ()
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ([], "expected one checkpoint number, such as 06, or all"),
+        (["99"], "no checkpoint 99"),
+        (["abc"], "no checkpoint abc"),
+        (["01", "02"], "expected one checkpoint number, such as 06, or all; got 01 02"),
+        (["all", "01"], "expected one checkpoint number, such as 06, or all; got all 01"),
+    ],
+)
+def test_bad_arguments_name_the_problem(arguments: list[str], problem: str) -> None:
+    with pytest.raises(CommandError) as caught:
+        NOXFILE.select_checkpoints(arguments, CATALOG)
+    assert caught.value.problem == problem
 
 
 @pytest.mark.parametrize(
@@ -59,21 +72,57 @@ def test_pytest_options_follow_the_checkpoint(
 
 
 def test_usage_lists_every_checkpoint() -> None:
-    usage = NOXFILE.checkpoint_usage(CATALOG)
+    usage = checkpoint_usage(CATALOG, practice_folder=False)
     assert all(f"  {c.number}  {c.title}" in usage for c in CATALOG)
 
 
-@pytest.mark.timeout(60)
-@pytest.mark.parametrize("arguments", [["99"], ["abc"], []])
-def test_nox_checkpoint_with_bad_arguments_prints_usage_and_fails(arguments: list[str]) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "nox", "-s", "checkpoint", "--", *arguments],
+def run_nox(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nox", *arguments],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        (["99"], "no checkpoint 99"),
+        (["abc"], "no checkpoint abc"),
+        ([], "expected one checkpoint number, such as 06, or all"),
+    ],
+)
+def test_nox_checkpoint_with_bad_arguments_prints_usage_and_fails(
+    arguments: list[str], problem: str
+) -> None:
+    done = run_nox("-s", "checkpoint", "--", *arguments)
     assert done.returncode != 0
     assert "usage: nox -s checkpoint -- NN" in done.stderr
     assert "06  Tool contract" in done.stderr
     assert "Tool contract." not in done.stderr  # the usage is printed as it is, no period added
+    # nox's own last line carries only the problem, never the usage.
+    assert re.search(
+        rf"Session checkpoint aborted: {re.escape(problem)}( \(took [^)]*\))?\.$",
+        done.stderr.rstrip().splitlines()[-1],
+    )
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [(["9.9"], "no lab 9.9"), ([], "expected one lab id, such as 6.2")],
+)
+def test_nox_hint_with_bad_arguments_lists_the_labs_and_names_the_problem(
+    arguments: list[str], problem: str
+) -> None:
+    done = run_nox("-s", "hint", "--", *arguments)
+    assert done.returncode != 0
+    assert done.stderr.startswith("nox > Running session hint\nusage: nox -s hint -- N.M\n")
+    last = done.stderr.rstrip().splitlines()[-1]
+    assert re.fullmatch(
+        rf"nox > Session hint aborted: {re.escape(problem)}( \(took [^)]*\))?\.", last
+    )
+    assert ".." not in last

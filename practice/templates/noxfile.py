@@ -1,7 +1,8 @@
 """The commands of this practice folder (written by the course's `nox -s practice -- NN DIR`).
 
 nox -s checkpoint -- NN    the focused tests of checkpoints 00 up to NN, against your course/src
-                           (more arguments go to pytest: nox -s checkpoint -- 06 -x)
+                           (more arguments go to pytest: nox -s checkpoint -- 06 -x; --full
+                           prints every failure in full, not the first of each lab)
 nox -s progress            where each lab stands: not started, failing, blocked or passing
 nox -s hint -- N.M         the hint of one lab
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import nox
 
@@ -43,11 +45,11 @@ def focused_test_files(chosen: tuple[Checkpoint, ...]) -> list[str]:
     return [str(c.test_file.relative_to(ROOT)) for c in chosen]
 
 
-def usage_error(session: nox.Session, error: CommandError) -> None:
-    """Print a command's usage and stop the session."""
-    # Printed as it is: nox ends the message of session.error with a period of its own.
-    print(error, file=sys.stderr)
-    session.error("see the usage above")
+def usage_error(session: nox.Session, error: CommandError) -> NoReturn:
+    """Print a command's usage, then stop the session with the one-line problem."""
+    # The usage goes out as it is; nox's abort line gets only the problem ("no lab 9.9").
+    print(error.usage, file=sys.stderr)
+    session.error(error.problem)
 
 
 @nox.session(default=False)
@@ -59,9 +61,19 @@ def checkpoint(session: nox.Session) -> None:
         usage_error(session, exc)
     install_practice(session)
     session.log(f"checkpoints {chosen[0].number}-{chosen[-1].number}: {chosen[-1].title}")
-    # Short tracebacks: a fresh folder fails every test of its labs, and the labs section at
-    # the end is what to read first.
-    session.run("pytest", "--tb=short", *focused_test_files(chosen), *session.posargs[1:])
+    # A fresh folder fails every test of its labs: the failure summary shows the first of each
+    # lab in full and the others one line each, above the labs section (--full or -v: all).
+    # `python -m`, so that this folder, and its practice/ plugin, is on the import path.
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-p",
+        "practice.failure_summary",
+        "--tb=short",
+        *focused_test_files(chosen),
+        *session.posargs[1:],
+    )
 
 
 @nox.session

@@ -1,7 +1,8 @@
 """Prove, for every checkpoint N of the real catalog, that its practice folder works.
 
-(a)+(c) the reference, copied back into N's fresh folder, passes the focused tests of 00..N
-        there (the round trip; the course's own test run proves the reference in place);
+(a)+(c) the reference, copied back into N's fresh folder, passes N's focused tests there (the
+        round trip; the fresh run below proves 00..N-1 in the folder, and the course's own test
+        run proves the reference in place);
 (b)     the fresh folder passes 00..N-1; every lab test of N fails, each on the
         NotImplementedError of a stub of N's labs (not an import, syntax or assertion error; the
         stub met first may be another lab's of N, since a lab builds on the ones before it);
@@ -12,7 +13,12 @@
         catalog refuses a lab without a hint; course/tests/test_catalog.py checks that each lab
         is named on its lesson page);
 (f)     when N's last lab has modules of its own, a copy with every other module of N copied
-        back fails exactly the last lab's tests, on its stub, and reports the others passing.
+        back fails exactly the last lab's tests, on its stub, and reports the others passing;
+(g)     the fresh run ends with the folder's failure summary: the first failure of each lab in
+        full, the others one line each, then the labs report.
+
+Only the fresh run runs the earlier checkpoints' tests: they are the same in every other run of
+the folder, and running them again would triple the work.
 
 Each folder is made once and all of its runs happen in one session fixture, a few subprocesses
 at a time; each test below only reads what they saw. Nothing here names a checkpoint: a new
@@ -33,6 +39,8 @@ from pathlib import Path
 import pytest
 
 from checkpoints.catalog import Checkpoint, load_catalog
+from practice.failure_summary import TITLE
+from practice.pages import LEFT_OUT
 from practice.regions import find_regions
 from practice.scaffold import make_practice_folder
 from practice.tests.scaffold_runs import ScaffoldRun, focused_test_paths, run_focused_tests
@@ -41,8 +49,12 @@ ROOT = Path(__file__).resolve().parents[2]
 CATALOG = load_catalog()
 BY_NAME = {c.name: c for c in CATALOG}
 
-# The session fixture pays for every folder's runs inside the first test that asks for it.
+# The first test of a checkpoint pays for its folder's runs. Under pytest-xdist (--dist
+# loadgroup) all tests of one checkpoint go to one worker, so each folder is made once.
 pytestmark = pytest.mark.timeout(900)
+
+# The plugins a practice folder's `nox -s checkpoint` loads.
+FOLDER_PLUGINS = ("-p", "practice.failure_summary")
 
 # Lines too plain to betray a lab's answer, which may well appear elsewhere in the folder.
 _TRIVIAL = re.compile(
@@ -89,56 +101,73 @@ def _modules_free_of_the_last_lab(checkpoint: Checkpoint) -> tuple[str, ...] | N
 def _run(
     checkpoint: Checkpoint, folder: Path | Exception, base: Path, done: tuple[str, ...] | None
 ) -> Evidence | Exception:
-    """Run one folder fresh, with the reference copied back in, and with only ``done`` back."""
+    """Run one folder fresh, with the reference copied back in, and with only ``done`` back.
+
+    The three runs are subprocesses and independent of each other, so they run side by side.
+    """
     if isinstance(folder, Exception):
         return folder
     try:
-        included = CATALOG[: CATALOG.index(checkpoint) + 1]
-        files = focused_test_paths(included)
-        fresh = run_focused_tests(folder, files, base / f"{checkpoint.name}-fresh-run")
+        files = focused_test_paths(CATALOG[: CATALOG.index(checkpoint) + 1])
+        own = files[-1:]  # N's own file: the fresh run covers 00..N-1 in this folder
         trip = base / f"{checkpoint.name}-round-trip"
         shutil.copytree(folder, trip)
         for module in checkpoint.modules:
             shutil.copyfile(ROOT / "course" / "src" / module, trip / "course" / "src" / module)
-        round_trip = run_focused_tests(trip, files, base / f"{checkpoint.name}-round-trip-run")
-        last_lab_left = None
+        partial = base / f"{checkpoint.name}-last-lab-left"
         if done is not None:
-            partial = base / f"{checkpoint.name}-last-lab-left"
             shutil.copytree(folder, partial)
             for module in done:
                 shutil.copyfile(ROOT / "course/src" / module, partial / "course/src" / module)
-            last_lab_left = run_focused_tests(partial, files, base / f"{partial.name}-run")
+        # Side by side in a plain run; one after another in a pytest-xdist worker, whose
+        # siblings already keep the other cores busy.
+        workers = 1 if "PYTEST_XDIST_WORKER" in os.environ else 2
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            fresh = pool.submit(
+                run_focused_tests, folder, files, base / f"{folder.name}-run", FOLDER_PLUGINS
+            )
+            round_trip = pool.submit(run_focused_tests, trip, own, base / f"{trip.name}-run")
+            last_lab_left = (
+                None
+                if done is None
+                else pool.submit(run_focused_tests, partial, own, base / f"{partial.name}-run")
+            )
+            return Evidence(
+                checkpoint=checkpoint,
+                folder=folder,
+                fresh=fresh.result(),
+                round_trip=round_trip.result(),
+                last_lab_left=None if last_lab_left is None else last_lab_left.result(),
+            )
     except Exception as exc:
         return exc
-    return Evidence(
-        checkpoint=checkpoint,
-        folder=folder,
-        fresh=fresh,
-        round_trip=round_trip,
-        last_lab_left=last_lab_left,
-    )
 
 
 @pytest.fixture(scope="session")
-def gathered(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Evidence | Exception]]:
+def folders_base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     base = tmp_path_factory.mktemp("practice-folders")
-    # Folders are made one after another, in this thread: CPython 3.11's ast module keeps its
-    # recursion counter per interpreter, not per thread, so two ast.parse calls in threads can
-    # fail with "AST constructor recursion depth mismatch". Only the test runs are parallel.
-    folders = {c.name: _make(c, base) for c in CATALOG}
-    done = {c.name: _modules_free_of_the_last_lab(c) for c in CATALOG}  # parses: this thread
-    workers = max(1, min(4, os.cpu_count() or 2))
-    largest_first = sorted(CATALOG, key=lambda c: c.number, reverse=True)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(
-            pool.map(lambda c: _run(c, folders[c.name], base, done[c.name]), largest_first)
-        )
-    yield {c.name: result for c, result in zip(largest_first, results, strict=True)}
+    yield base
     shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def gathered() -> dict[str, Evidence | Exception]:
+    """What each checkpoint's folder showed, filled in by ``proof`` one checkpoint at a time."""
+    return {}
+
+
 @pytest.fixture
-def proof(name: str, gathered: dict[str, Evidence | Exception]) -> Evidence:
+def proof(name: str, gathered: dict[str, Evidence | Exception], folders_base: Path) -> Evidence:
+    # One checkpoint at a time, so the progress line moves as each folder is done, and
+    # pytest-xdist can give two checkpoints to two workers (each checkpoint is one group).
+    if name not in gathered:
+        checkpoint = BY_NAME[name]
+        # Made in this thread: CPython 3.11's ast module keeps its recursion counter per
+        # interpreter, not per thread, so two ast.parse calls in threads can fail with "AST
+        # constructor recursion depth mismatch". Only the test runs are parallel.
+        folder = _make(checkpoint, folders_base)
+        done = _modules_free_of_the_last_lab(checkpoint)
+        gathered[name] = _run(checkpoint, folder, folders_base, done)
     result = gathered[name]
     if isinstance(result, Exception):
         raise AssertionError(f"no practice folder for {name}: {result}") from result
@@ -150,11 +179,14 @@ def _own_outcomes(run: ScaffoldRun, checkpoint: Checkpoint) -> list[tuple[str, s
     return [(o.nodeid, o.lab, o.outcome) for o in run.outcomes if o.nodeid.startswith(prefix)]
 
 
-checkpoint_names = pytest.mark.parametrize("name", list(BY_NAME))
+checkpoint_names = pytest.mark.parametrize(
+    "name",
+    [pytest.param(name, marks=pytest.mark.xdist_group(f"practice-{name}")) for name in BY_NAME],
+)
 
 
 @checkpoint_names
-def test_reference_copied_back_passes_every_focused_test_through_the_checkpoint(
+def test_reference_copied_back_passes_the_checkpoints_focused_tests(
     name: str, proof: Evidence
 ) -> None:
     run = proof.round_trip
@@ -162,8 +194,7 @@ def test_reference_copied_back_passes_every_focused_test_through_the_checkpoint(
     assert run.collect_errors == ()
     assert run.outcomes
     assert run.failed() == []
-    for checkpoint in CATALOG[: CATALOG.index(proof.checkpoint) + 1]:
-        assert _own_outcomes(run, checkpoint), f"no test of {checkpoint.name} ran"
+    assert _own_outcomes(run, proof.checkpoint), f"no test of {name} ran"
 
 
 @checkpoint_names
@@ -286,3 +317,86 @@ def test_every_lab_has_tagged_tests_that_run(name: str, proof: Evidence) -> None
     if checkpoint.mode == "build":
         # Untagged tests (lab None) check given code; every tag names a lab of this checkpoint.
         assert set(tagged) - {None} <= labs, f"tests of {checkpoint.name} tagged with other labs"
+
+
+@checkpoint_names
+def test_fresh_run_ends_with_a_short_failure_summary_then_the_labs(
+    name: str, proof: Evidence
+) -> None:
+    out = proof.fresh.output
+    assert "FAILURES" not in out  # no traceback of every failure
+    failed_labs = sorted({o.lab for o in proof.fresh.failed() if o.lab is not None})
+    if not proof.fresh.failed():
+        assert TITLE not in out
+        return
+    assert TITLE in out
+    # One traceback header per failing lab, then each other failure on one line of its own.
+    for lab in failed_labs:
+        assert len(re.findall(rf"^_* ?Lab {re.escape(lab)}: ", out, re.M)) == 1, lab
+    assert out.index(TITLE) < out.index("= labs =")
+    summary = out[out.index(TITLE) : out.index("= labs =")]
+    assert len(summary.splitlines()) < 60 * len(failed_labs) + len(proof.fresh.failed())
+
+
+def _lab_lines(checkpoint: Checkpoint) -> set[str]:
+    """Return the non-trivial lines of every lab region of ``checkpoint``'s modules."""
+    labs = [lab.id for lab in checkpoint.labs]
+    found: set[str] = set()
+    for module in checkpoint.modules:
+        source = (ROOT / "course/src" / module).read_text(encoding="utf-8")
+        lines = source.splitlines()
+        for region in find_regions(source, module, labs):
+            found.update(line.strip() for line in lines[region.begin : region.end - 1])
+    return {line for line in found if not _TRIVIAL.match(line)}
+
+
+@checkpoint_names
+def test_the_folder_has_its_lesson_pages_and_no_lab_answer_leaks_through_them(
+    name: str, proof: Evidence
+) -> None:
+    included = CATALOG[: CATALOG.index(proof.checkpoint) + 1]
+    pages = {c.page: proof.folder / "docs" / c.page for c in included}
+    for page, path in pages.items():
+        assert path.is_file(), f"docs/{page} is missing from the folder"
+        text = path.read_text(encoding="utf-8")
+        assert "--8<--" not in text, f"docs/{page} kept an include"
+    # The stub messages and hints name the page by this path, from the folder's root.
+    assert (proof.folder / "docs" / proof.checkpoint.page).is_file()
+    # A lab line may show on a page only where the folder's code shows it too.
+    given = {
+        line.strip()
+        for path in proof.folder.rglob("*")
+        if path.is_file() and path.suffix in {".py", ".json", ".jsonl"}
+        for line in path.read_text(encoding="utf-8").splitlines()
+    }
+    shown = {
+        line.strip()
+        for path in pages.values()
+        for line in path.read_text(encoding="utf-8").splitlines()
+    }
+    leaked = sorted((_lab_lines(proof.checkpoint) & shown) - given)
+    assert leaked == [], f"lab lines shown on the folder's pages: {leaked[:5]}"
+    if proof.checkpoint.labs:
+        page = pages[proof.checkpoint.page].read_text(encoding="utf-8")
+        assert LEFT_OUT in page
+
+
+@checkpoint_names
+def test_learning_guide_describes_this_folder(name: str, proof: Evidence) -> None:
+    checkpoint = proof.checkpoint
+    guide = (proof.folder / "LEARNING.md").read_text(encoding="utf-8")
+    assert "$" not in guide
+    assert not re.search(r"checkpoints (\d\d) (to|\N{EN DASH}) \1\b", guide)
+    assert "no earlier code" not in guide
+    # Every module in the folder is named, and said to be what it is.
+    for module in sorted((proof.folder / "course/src").glob("*.py")):
+        if module.name != "__init__.py":
+            assert f"`course/src/{module.name}`" in guide, module.name
+    if checkpoint.mode == "observe":
+        assert "*Build it*" not in guide
+        assert "labs section" not in guide
+        assert "nox -s hint" not in guide
+    else:
+        assert "*Build it* sections explain each lab" in guide
+        for lab in checkpoint.labs:
+            assert f"**Lab {lab.id}**" in guide

@@ -45,6 +45,7 @@ def test_folder_holds_earlier_code_skeletons_tests_and_commands(
         "noxfile.py",
         "pyproject.toml",
         "practice/commands.py",
+        "practice/failure_summary.py",
         "course/src/__init__.py",
         "course/src/py.typed",
         "course/src/intro.py",
@@ -202,6 +203,89 @@ def test_learning_guide_names_labs_command_page_and_hints(course: Path, tmp_path
     assert "$" not in guide
 
 
+def test_learning_guide_of_an_observe_checkpoint_promises_no_labs(
+    course: Path, tmp_path: Path
+) -> None:
+    guide = (make_practice_folder(course, "00", tmp_path / "p00") / "LEARNING.md").read_text(
+        encoding="utf-8"
+    )
+    assert "the focused tests of checkpoint 00, unchanged" in guide
+    assert "00 to 00" not in guide
+    assert "00\N{EN DASH}00" not in guide
+    assert "no earlier code" not in guide
+    assert "*Build it*" not in guide
+    assert "labs section" not in guide
+    assert "This checkpoint has no labs" in guide
+    assert "nox -s hint" not in guide
+    assert "$" not in guide
+
+
+def test_learning_guide_names_the_range_of_tests_and_the_earlier_code(
+    course: Path, tmp_path: Path
+) -> None:
+    guide = (make_practice_folder(course, "02", tmp_path / "p02") / "LEARNING.md").read_text(
+        encoding="utf-8"
+    )
+    assert "the focused tests of checkpoints 00 to 02, unchanged" in guide
+    assert "The code of checkpoints 00 to 01 is the course's reference" in guide
+    assert "`course/src/intro.py`, `course/src/counter.py`" in guide
+    assert "--full" in guide
+
+
+PAGE = """# 01 · Counter
+
+## Mechanism
+
+```python
+--8<-- "course/src/counter.py:counter"
+```
+
+!!! example "The tests"
+
+    ```python
+    --8<-- "checkpoints/01_counter/test_01_counter.py"
+    ```
+"""
+
+
+def test_pages_fill_in_given_code_and_leave_out_a_labs_answer(course: Path, tmp_path: Path) -> None:
+    (course / "docs/checkpoints").mkdir(parents=True)
+    (course / "docs/checkpoints/01_counter.md").write_text(PAGE, encoding="utf-8")
+    tests = (course / "checkpoints/01_counter/test_01_counter.py").read_text(encoding="utf-8")
+
+    page = make_practice_folder(course, "01", tmp_path / "p01") / "docs/checkpoints/01_counter.md"
+    text = page.read_text(encoding="utf-8")
+    assert "--8<--" not in text
+    assert "new_value = self._value + by" not in text  # Lab 1.1's answer
+    assert "class Counter:" not in text  # the whole listing goes, not only the lab's lines
+    assert (
+        "# Left out of this practice folder: this listing (course/src/counter.py, section "
+        "counter) is the answer to Lab 1.1.\n"
+    ) in text
+    # A given file is filled in, indented like its include.
+    first_test_line = next(line for line in tests.splitlines() if line.startswith("def "))
+    assert f"    {first_test_line}\n" in text
+    assert text.startswith("# 01 · Counter\n\n> This copy of the lesson page belongs")
+
+    # In a later checkpoint's folder, 01's code is given whole, and so is its listing.
+    later = make_practice_folder(course, "02", tmp_path / "p02") / "docs/checkpoints/01_counter.md"
+    shown = later.read_text(encoding="utf-8")
+    assert "LIMIT" in shown
+    assert "        new_value = self._value + by\n" in shown
+    assert "# BEGIN LAB" not in shown
+    assert "Left out" not in shown
+
+
+def test_a_page_naming_a_missing_section_is_refused(course: Path, tmp_path: Path) -> None:
+    (course / "docs/checkpoints").mkdir(parents=True)
+    (course / "docs/checkpoints/01_counter.md").write_text(
+        '--8<-- "course/src/counter.py:nowhere"\n', encoding="utf-8"
+    )
+    with pytest.raises(PracticeError, match=r"^docs/checkpoints/01_counter.md: course/src/counter"):
+        make_practice_folder(course, "01", tmp_path / "p01")
+    assert not (tmp_path / "p01").exists()
+
+
 def test_fixtures_are_copied_when_a_copied_file_reads_them(course: Path, tmp_path: Path) -> None:
     (course / "course/fixtures").mkdir()
     (course / "course/fixtures/records.jsonl").write_text("{}\n", encoding="utf-8")
@@ -263,8 +347,9 @@ def test_an_unknown_checkpoint_is_refused_with_the_list(
 ) -> None:
     with pytest.raises(PracticeError) as caught:
         make_practice_folder(course, number, tmp_path / "p")
+    shown = number or "''"
     assert str(caught.value).startswith(
-        f"no checkpoint {number!r}\n\nusage: nox -s practice -- NN DIR"
+        f"no checkpoint {shown}\n\nusage: nox -s practice -- NN DIR"
     )
     assert "  00  Intro (observe: nothing to implement)\n  01  Counter\n  02  Greeter" in str(
         caught.value
@@ -358,12 +443,25 @@ def test_hint_names_the_lab_its_hint_and_its_page(course: Path) -> None:
     assert find_lab(catalog, "1.3") is None
 
 
-@pytest.mark.parametrize("args", [[], ["1.9"], ["1"], ["1.1", "1.2"], ["x.y"]])
-def test_hint_with_bad_arguments_lists_the_labs(course: Path, args: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        ([], "expected one lab id, such as 6.2"),
+        (["1.9"], "no lab 1.9"),
+        (["1"], "no lab 1"),
+        (["x.y"], "no lab x.y"),
+        (["1.1", "1.2"], "expected one lab id, such as 6.2; got 1.1 1.2"),
+    ],
+)
+def test_hint_with_bad_arguments_names_the_problem_and_lists_the_labs(
+    course: Path, args: list[str], problem: str
+) -> None:
     with pytest.raises(CommandError) as caught:
         hint_text(load_catalog(course / "checkpoints"), args)
-    assert "usage: nox -s hint -- N.M" in str(caught.value)
-    assert "  2.2   Spell a name, one letter at a time." in str(caught.value)
+    assert caught.value.problem == problem
+    assert caught.value.usage.startswith("usage: nox -s hint -- N.M\n\nlabs:\n")
+    assert "  2.2   Spell a name, one letter at a time." in caught.value.usage
+    assert str(caught.value) == f"{problem}\n\n{caught.value.usage}"
 
 
 def test_checkpoint_command_in_a_practice_folder_runs_prerequisites_too(course: Path) -> None:
@@ -371,9 +469,20 @@ def test_checkpoint_command_in_a_practice_folder_runs_prerequisites_too(course: 
     assert [c.number for c in checkpoints_through(catalog, ["01"])] == ["00", "01"]
     assert [c.number for c in checkpoints_through(catalog, ["2"])] == ["00", "01", "02"]
     assert [c.number for c in checkpoints_through(catalog, ["all"])] == ["00", "01", "02"]
-    for bad in ([], ["03"], ["1", "2"], ["x"]):
-        with pytest.raises(CommandError, match=r"^usage: nox -s checkpoint -- NN"):
+    for bad, problem in [
+        ([], "expected one checkpoint number, such as 06, or all"),
+        (["03"], "no checkpoint 03"),
+        (["x"], "no checkpoint x"),
+        (["1", "2"], "expected one checkpoint number, such as 06, or all; got 1 2"),
+    ]:
+        with pytest.raises(CommandError) as caught:
             checkpoints_through(catalog, bad)
+        assert caught.value.problem == problem
+        assert caught.value.usage.startswith("usage: nox -s checkpoint -- NN [pytest options]")
+        assert "against your code in course/src" in caught.value.usage
+        assert caught.value.usage.endswith(
+            "checkpoints:\n  00  Intro\n  01  Counter\n  02  Greeter"
+        )
 
 
 def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_started(
@@ -403,6 +512,7 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
     assert "Lab 2.1   not started  (1 of 1 test fails)" in run.output
     assert "Lab 2.2   not started  (1 of 1 test fails)" in run.output
     assert "Lab 1.1   passing      (2 tests)" in run.output
+    assert "FAILURES" in run.output  # without the folder's summary plugin: pytest's own output
 
     # The learner's work, here the reference, copied back in.
     shutil.copyfile(course / "course/src/greeter.py", made / "course/src/greeter.py")
@@ -526,3 +636,61 @@ def test_the_folder_noxfile_prints_a_hint(course: Path, tmp_path: Path) -> None:
     )
     assert completed.returncode == 0, completed.stderr
     assert "Hint: An async generator: async def with a yield in a loop." in completed.stdout
+
+
+FAILING_TESTS = (
+    "import pytest\n\n\n"
+    "@pytest.mark.lab('2.1')\n"
+    "def test_first_of_2_1() -> None:\n    assert 'first' == 'FIRST-IN-FULL'\n\n\n"
+    "@pytest.mark.lab('2.1')\n"
+    "def test_second_of_2_1() -> None:\n    assert 'second' == 'SECOND-IN-FULL'\n\n\n"
+    "@pytest.mark.lab('2.1')\n"
+    "def test_third_of_2_1() -> None:\n    raise ValueError('third went wrong')\n\n\n"
+    "@pytest.mark.lab('2.2')\n"
+    "def test_only_of_2_2() -> None:\n    assert 2 + 2 == 'ONLY-IN-FULL'\n\n\n"
+    "def test_without_a_lab() -> None:\n    assert 'none' == 'NONE-IN-FULL'\n\n\n"
+    "def test_that_passes() -> None:\n    pass\n"
+)
+
+
+def test_the_failure_summary_shows_each_labs_first_failure_in_full_and_the_rest_in_a_line(
+    course: Path, tmp_path: Path
+) -> None:
+    run = run_extra_test_file(course, tmp_path, FAILING_TESTS, ["-p", "practice.failure_summary"])
+    out = run.output
+    assert "= failures: the first of each lab in full (--full shows all) =" in out
+    assert "FAILURES" not in out  # pytest's own section would repeat every traceback
+    assert "FAILED " not in out  # and so would its one-line list
+    assert "    assert 'first' == 'FIRST-IN-FULL'" in out  # the first, in full: its source
+    assert out.count("SECOND-IN-FULL") == 1  # the second, one line
+    assert "_ Lab 2.1: test_first_of_2_1 (3 failures) _" in out
+    assert "the other 2 of Lab 2.1, one line each:" in out
+    assert "  test_second_of_2_1 - AssertionError: assert 'second' == 'SECOND-IN-FULL'" in out
+    assert "  test_third_of_2_1 - ValueError: third went wrong" in out
+    assert "raise ValueError" not in out  # the third is one line only
+    assert "_ Lab 2.2: test_only_of_2_2 (1 failure) _" in out
+    assert "_ a test without a lab: test_without_a_lab (1 failure) _" in out
+    # The order: no lab first, then the labs in order, then the labs report, then the count.
+    order = [
+        out.index("a test without a lab:"),
+        out.index("_ Lab 2.1:"),
+        out.index("_ Lab 2.2:"),
+        out.index("= labs ="),
+        out.index("5 failed, 1 passed"),
+    ]
+    assert order == sorted(order)
+
+
+@pytest.mark.parametrize("option", ["--full", "-vv"])
+def test_full_or_verbose_prints_every_failure_in_full(
+    course: Path, tmp_path: Path, option: str
+) -> None:
+    # The runs here pass -q, so -vv is the learner's -v.
+    run = run_extra_test_file(
+        course, tmp_path, FAILING_TESTS, ["-p", "practice.failure_summary", option]
+    )
+    assert "failures: the first of each lab" not in run.output
+    assert "FAILURES" in run.output
+    assert "raise ValueError('third went wrong')" in run.output
+    assert "SECOND-IN-FULL" in run.output
+    assert "Lab 2.1   failing      (3 of 3 tests fail)" in run.output
