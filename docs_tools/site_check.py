@@ -277,7 +277,9 @@ def serve(site: Path, base_path: str = "/") -> Iterator[str]:
                 return str(site / "no such file")
             return super().translate_path("/" + route.removeprefix(base_path))
 
-        def send_error(self, code: int, message: str | None = None, explain: str | None = None):
+        def send_error(
+            self, code: int, message: str | None = None, explain: str | None = None
+        ) -> None:
             page = self._not_found_page() if code == 404 else None
             if page is None:
                 super().send_error(code, message, explain)
