@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
-from practice.commands import CommandError, checkpoint_named, checkpoint_usage  # noqa: E402
+from practice.commands import CommandError, checkpoint_named  # noqa: E402
+from practice.commands import checkpoint_usage as usage_of_checkpoint  # noqa: E402
 
 nox.needs_version = ">=2025.2.9"
 nox.options.default_venv_backend = "uv|virtualenv"
@@ -41,13 +42,27 @@ def split_options(args: list[str]) -> tuple[list[str], list[str]]:
     return args[:first], args[first:]
 
 
-def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
+def checkpoint_usage(catalog: tuple[Checkpoint, ...]) -> str:
+    """Return the usage of ``nox -s checkpoint`` in the course, listing the checkpoints."""
+    return usage_of_checkpoint(catalog, practice_folder=False)
+
+
+def chosen_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
     """Return the checkpoints named by ``args``: exactly one number, or ``all``.
 
-    Raises CommandError, whose usage lists the checkpoints, when ``args`` name none.
+    Raises CommandError, whose problem says what was wrong ("no checkpoint 99"), when ``args``
+    name none.
     """
-    found = checkpoint_named(catalog, args, checkpoint_usage(catalog, practice_folder=False))
+    found = checkpoint_named(catalog, args, checkpoint_usage(catalog))
     return catalog if found is None else (found,)
+
+
+def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
+    """Return the checkpoints named by ``args``, or () when they name none."""
+    try:
+        return chosen_checkpoints(args, catalog)
+    except CommandError:
+        return ()
 
 
 def usage_error(session: nox.Session, error: CommandError) -> NoReturn:
@@ -63,7 +78,7 @@ def checkpoint(session: nox.Session) -> None:
     catalog = load_catalog()
     names, options = split_options(session.posargs)
     try:
-        chosen = select_checkpoints(names, catalog)
+        chosen = chosen_checkpoints(names, catalog)
     except CommandError as exc:
         usage_error(session, exc)
     install_course(session)

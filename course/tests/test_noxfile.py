@@ -52,8 +52,9 @@ def test_all_selects_every_checkpoint_in_order() -> None:
 )
 def test_bad_arguments_name_the_problem(arguments: list[str], problem: str) -> None:
     with pytest.raises(CommandError) as caught:
-        NOXFILE.select_checkpoints(arguments, CATALOG)
+        NOXFILE.chosen_checkpoints(arguments, CATALOG)
     assert caught.value.problem == problem
+    assert NOXFILE.select_checkpoints(arguments, CATALOG) == ()
 
 
 @pytest.mark.parametrize(
@@ -72,7 +73,8 @@ def test_pytest_options_follow_the_checkpoint(
 
 
 def test_usage_lists_every_checkpoint() -> None:
-    usage = checkpoint_usage(CATALOG, practice_folder=False)
+    usage = NOXFILE.checkpoint_usage(CATALOG)
+    assert usage == checkpoint_usage(CATALOG, practice_folder=False)
     assert all(f"  {c.number}  {c.title}" in usage for c in CATALOG)
 
 
