@@ -522,8 +522,13 @@ def _earlier_text(earlier: Sequence[Checkpoint]) -> str:
     if not earlier:
         return ""  # the first checkpoint: no earlier code
     names = _paths(m for c in earlier for m in c.modules)
+    which = (
+        f"checkpoint {earlier[0].number}"
+        if len(earlier) == 1
+        else f"checkpoints {earlier[0].number} to {earlier[-1].number}"
+    )
     return (
-        f"The code of checkpoints {earlier[0].number} to {earlier[-1].number} is the course's "
+        f"The code of {which} is the course's "
         f"reference, copied as it is: {names}. Your work builds on it; you should not need to "
         "change it."
     )

@@ -220,6 +220,16 @@ def test_learning_guide_of_an_observe_checkpoint_promises_no_labs(
     assert "$" not in guide
 
 
+def test_learning_guide_names_one_earlier_checkpoint_without_a_range(
+    course: Path, tmp_path: Path
+) -> None:
+    guide = (make_practice_folder(course, "01", tmp_path / "p01") / "LEARNING.md").read_text(
+        encoding="utf-8"
+    )
+    assert "The code of checkpoint 00 is the course's reference" in guide
+    assert "00 to 00" not in guide
+
+
 def test_learning_guide_names_the_range_of_tests_and_the_earlier_code(
     course: Path, tmp_path: Path
 ) -> None:
