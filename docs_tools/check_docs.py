@@ -43,6 +43,7 @@ from authoring.checks import derived_problems, promises_to_review  # noqa: E402
 from authoring.derived import WRITE_COMMAND  # noqa: E402
 from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
 from docs_tools.pinned_messages import pinned_message_problems  # noqa: E402
+from docs_tools.translations import translation_check  # noqa: E402
 
 __all__ = [
     "LITERAL_LANGUAGES",
@@ -356,6 +357,7 @@ def all_problems(root: Path = ROOT) -> list[str]:
         problems.extend(translation_problems(page, root))
     problems.extend(derived_problems(root))  # rule 4: authoring/checks.py
     problems.extend(navigation_problems(load_catalog(), root / "mkdocs.yml", root / "docs"))
+    problems.extend(translation_check(root))  # glossary (fatal); prints stale translations
     problems.extend(pinned_message_problems(root))  # rule 4: docs_tools/pinned_messages.py
     return problems
 
