@@ -299,4 +299,6 @@ def serve(session: nox.Session) -> None:
     # 127.0.0.1, never every interface: a preview is for the person at this machine.
     address = f"127.0.0.1:{port}"
     session.log(f"the site is at http://{address}/ (it rebuilds when a page changes; Ctrl+C stops)")
-    session.run("mkdocs", "serve", "--dev-addr", address, env={"NO_MKDOCS_2_WARNING": "1"})
+    # mkdocs serve answers under site_url's path; the preview's own address puts it at the root.
+    env = {"NO_MKDOCS_2_WARNING": "1", "SITE_URL": f"http://{address}/"}
+    session.run("mkdocs", "serve", "--dev-addr", address, env=env)
