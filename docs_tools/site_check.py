@@ -178,7 +178,8 @@ MEASURE_WIDTH = """
   const wide = tables
     .filter((table) => table.getBoundingClientRect().width > boxOf(table).clientWidth + 1)
     .map((table) => (table.querySelector("th") || table).textContent.trim().slice(0, 60));
-  const broken = [...document.querySelectorAll(".md-typeset table code")]
+  // A probe citation may wrap at the seams docs/assets/site.js marks; nothing else may.
+  const broken = [...document.querySelectorAll(".md-typeset table code:not(.probe)")]
     .filter((code) => !/\\s/.test(code.textContent.trim()))
     .filter((code) => code.getClientRects().length > 1)
     .map((code) => code.textContent.trim());

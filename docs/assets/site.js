@@ -34,6 +34,31 @@ function normaliseSearchQueries() {
   }
 }
 
+// --- Code in tables: identifiers stay whole ------------------------------------------------
+// A code span with no space is one identifier, path or literal: broken across two lines it
+// reads as two ("object_schem" / "a"), so it is kept on one line. A probe citation
+// (compare/test_NN_....py::test_...) is a path too long for a column: it may wrap, but only
+// after "/", "::" or "_", where a reader sees the seam. docs_tools/site_check.py holds every
+// other code span of a table to one line at 1280 px.
+const PROBE_CITATION = /^compare\/[\w/.-]+::test_\w+$/;
+
+function keepTableCodeWhole() {
+  for (const code of document.querySelectorAll(".md-typeset table code")) {
+    const text = code.textContent;
+    if (PROBE_CITATION.test(text)) {
+      code.classList.add("probe");
+      const parts = text.split(/(?<=\/|::|_)/);
+      code.replaceChildren(
+        ...parts.flatMap((part, i) =>
+          i === 0 ? [part] : [document.createElement("wbr"), part],
+        ),
+      );
+    } else if (!/\s/.test(text)) {
+      code.classList.add("whole");
+    }
+  }
+}
+
 // --- Diagrams: open any one full size -----------------------------------------------------
 // Material draws each <pre class="mermaid"> into a closed shadow root, scaled to the column.
 // Before it does, each block's source is kept and a button added under it; the button draws
@@ -87,3 +112,4 @@ async function showFullSize(source, index) {
 
 addFullSizeButtons();
 normaliseSearchQueries();
+keepTableCodeWhole();
