@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from typing import Any, TypeVar
+from types import TracebackType
+from typing import Any, Generic, Literal, TypeVar
 
+import pytest
 from hypothesis import strategies as st
 
-__all__ = ["StartedTasks", "json_scalars", "json_values", "watched_class_instance"]
+__all__ = [
+    "PinnedMessage",
+    "StartedTasks",
+    "json_scalars",
+    "json_values",
+    "raises_ending_with",
+    "raises_exactly",
+    "raises_starting_with",
+    "watched_class_instance",
+]
 
 T = TypeVar("T")
+E = TypeVar("E", bound=BaseException)
 
 
 class StartedTasks:
@@ -130,3 +142,85 @@ def watched_class_instance() -> tuple[object, list[str]]:
     odd = Odd()
     asked.clear()  # making the class may have hashed it
     return odd, asked
+
+
+# Where a pinned text sits in the message: all of it, its start or its end.
+Part = Literal["whole", "start", "end"]
+_PART_WORDING: dict[Part, str] = {
+    "whole": "the message",
+    "start": "a message starting with",
+    "end": "a message ending with",
+}
+
+
+class PinnedMessage(Generic[E]):
+    """Expect the block to raise ``expected`` whose message is, or starts or ends with, ``text``.
+
+    Made by ``raises_exactly``, ``raises_starting_with`` and ``raises_ending_with``; ``value`` is
+    the exception caught. A failure always names the exception and the whole expected text, so
+    a learner never reads a bare "DID NOT RAISE". An exception of another type passes through
+    untouched (a lab's stub then reads as "not started"); one of the right type with another
+    message fails with it as the cause. ``docs_tools/pinned_messages.py`` reads the texts given
+    here and checks that the lab's section of the lesson page states each in full.
+    """
+
+    __slots__ = ("_caught", "expected", "part", "text")
+
+    def __init__(self, expected: type[E], text: str, *, part: Part) -> None:
+        self.expected = expected
+        self.text = text
+        self.part: Part = part
+        self._caught: E | None = None
+
+    @property
+    def value(self) -> E:
+        """The exception the block raised; only after the block has ended."""
+        if self._caught is None:
+            raise AttributeError("the block has not raised the expected exception (yet)")
+        return self._caught
+
+    def __enter__(self) -> PinnedMessage[E]:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> bool:
+        __tracebackhide__ = True
+        name = self.expected.__name__
+        what = _PART_WORDING[self.part]
+        if error is None:
+            pytest.fail(f"DID NOT RAISE {name}: expected {name} with {what}\n  {self.text}")
+        if not isinstance(error, self.expected):
+            return False
+        if self._fits(str(error)):
+            self._caught = error
+            return True
+        raise AssertionError(
+            f"{type(error).__name__} was raised with another message.\n"
+            f"expected {what}:\n  {self.text}\ngot the message:\n  {error}"
+        ) from error
+
+    def _fits(self, message: str) -> bool:
+        if self.part == "start":
+            return message.startswith(self.text)
+        if self.part == "end":
+            return message.endswith(self.text)
+        return message == self.text
+
+
+def raises_exactly(expected: type[E], message: str) -> PinnedMessage[E]:
+    """Expect ``expected`` raised with exactly ``message`` (``str(error) == message``)."""
+    return PinnedMessage(expected, message, part="whole")
+
+
+def raises_starting_with(expected: type[E], prefix: str) -> PinnedMessage[E]:
+    """Expect ``expected`` raised with a message that starts with ``prefix``."""
+    return PinnedMessage(expected, prefix, part="start")
+
+
+def raises_ending_with(expected: type[E], suffix: str) -> PinnedMessage[E]:
+    """Expect ``expected`` raised with a message that ends with ``suffix`` (a path before it)."""
+    return PinnedMessage(expected, suffix, part="end")

@@ -41,6 +41,7 @@ if str(ROOT) not in sys.path:  # run as a script, the repository root is not imp
 
 from authoring.derived import WRITE_COMMAND, stale_files  # noqa: E402
 from checkpoints.catalog import Checkpoint, file_problems, load_catalog  # noqa: E402
+from docs_tools.pinned_messages import pinned_message_problems  # noqa: E402
 from docs_tools.promises import promise_report  # noqa: E402
 
 __all__ = [
@@ -361,6 +362,7 @@ def all_problems(root: Path = ROOT) -> list[str]:
         for path in stale_files(root)
     )
     problems.extend(promise_report(root, catalog).problems)
+    problems.extend(pinned_message_problems(root))  # rule 4: docs_tools/pinned_messages.py
     return problems
 
 

@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from checkpoints import support
+from checkpoints.support import raises_ending_with, raises_exactly, raises_starting_with
 from harness.protocol import (
     MAX_JSON_DEPTH,
     MAX_JSON_INT_BITS,
@@ -95,7 +96,7 @@ def test_each_record_starts_with_its_literal_tag(record: type, tag: str) -> None
 
 
 def test_a_tag_cannot_be_overridden() -> None:
-    with pytest.raises(ValueError, match=r"^UserMessage\.role must be 'user'$"):
+    with raises_exactly(ValueError, "UserMessage.role must be 'user'"):
         UserMessage(role="assistant", content=())  # type: ignore[arg-type]
 
 
@@ -103,11 +104,11 @@ def test_fields_need_exact_types_not_subclasses() -> None:
     class Str(str):
         pass
 
-    with pytest.raises(TypeError, match=r"^TextBlock\.text must be a str, got Str$"):
+    with raises_exactly(TypeError, "TextBlock.text must be a str, got Str"):
         TextBlock(text=Str("hi"))
-    with pytest.raises(TypeError, match=r"^ToolResultMessage\.is_error must be a bool, got int$"):
+    with raises_exactly(TypeError, "ToolResultMessage.is_error must be a bool, got int"):
         ToolResultMessage(id="r", tool_call_id="c", tool_name="t", content="", is_error=1)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"^ToolCall\.id must not be empty$"):
+    with raises_exactly(ValueError, "ToolCall.id must not be empty"):
         ToolCall(id="", name="t", arguments=MappingProxyType({}))
 
 
@@ -137,33 +138,36 @@ GOOD_RESULT: dict[str, object] = {
 @pytest.mark.parametrize(
     ("field", "value", "error", "message"),
     [
-        ("role", "user", ValueError, "role must be 'tool_result'"),
-        ("role", LoudStr("tool_result"), ValueError, "role must be 'tool_result'"),
-        ("id", "", ValueError, "id must not be empty"),
-        ("id", LoudStr("r"), TypeError, "id must be a str, got LoudStr"),
-        ("tool_call_id", "", ValueError, "tool_call_id must not be empty"),
-        ("tool_call_id", 7, TypeError, "tool_call_id must be a str, got int"),
-        ("tool_name", "", ValueError, "tool_name must not be empty"),
-        ("tool_name", b"t", TypeError, "tool_name must be a str, got bytes"),
-        ("content", LoudStr(""), TypeError, "content must be a str, got LoudStr"),
-        ("is_error", 0, TypeError, "is_error must be a bool, got int"),
+        ("role", "user", ValueError, "ToolResultMessage.role must be 'tool_result'"),
+        (
+            "role",
+            LoudStr("tool_result"),
+            ValueError,
+            "ToolResultMessage.role must be 'tool_result'",
+        ),
+        ("id", "", ValueError, "ToolResultMessage.id must not be empty"),
+        ("id", LoudStr("r"), TypeError, "ToolResultMessage.id must be a str, got LoudStr"),
+        ("tool_call_id", "", ValueError, "ToolResultMessage.tool_call_id must not be empty"),
+        ("tool_call_id", 7, TypeError, "ToolResultMessage.tool_call_id must be a str, got int"),
+        ("tool_name", "", ValueError, "ToolResultMessage.tool_name must not be empty"),
+        ("tool_name", b"t", TypeError, "ToolResultMessage.tool_name must be a str, got bytes"),
+        ("content", LoudStr(""), TypeError, "ToolResultMessage.content must be a str, got LoudStr"),
+        ("is_error", 0, TypeError, "ToolResultMessage.is_error must be a bool, got int"),
     ],
 )
 def test_every_tool_result_field_is_checked(
     field: str, value: object, error: type[Exception], message: str
 ) -> None:
     LoudStr.seen.clear()
-    with pytest.raises(error, match=f"^ToolResultMessage\\.{re.escape(message)}$"):
+    with raises_exactly(error, message):
         ToolResultMessage(**{**GOOD_RESULT, field: value})  # type: ignore[arg-type]
     assert LoudStr.seen == []
 
 
 def test_content_must_be_a_tuple_of_known_blocks() -> None:
-    with pytest.raises(TypeError, match=r"^UserMessage\.content must be a tuple, got list$"):
+    with raises_exactly(TypeError, "UserMessage.content must be a tuple, got list"):
         UserMessage(content=[TextBlock(text="hi")])  # type: ignore[arg-type]
-    with pytest.raises(
-        TypeError, match=r"^UserMessage\.content\[0\] must be one of TextBlock, got ToolCall$"
-    ):
+    with raises_exactly(TypeError, "UserMessage.content[0] must be one of TextBlock, got ToolCall"):
         UserMessage(content=(a_call(),))  # type: ignore[arg-type]
 
 
@@ -177,17 +181,14 @@ def test_a_faked_class_fools_isinstance_but_not_the_records() -> None:
 
     impostor = Impostor()
     assert isinstance(impostor, TextBlock)  # what a `match` class pattern would believe
-    with pytest.raises(
-        TypeError, match=r"^UserMessage\.content\[0\] must be one of TextBlock, got Impostor$"
-    ):
+    with raises_exactly(TypeError, "UserMessage.content[0] must be one of TextBlock, got Impostor"):
         UserMessage(content=(impostor,))
 
 
 def test_tool_call_constructor_takes_only_a_snapshot() -> None:
-    with pytest.raises(
+    with raises_exactly(
         TypeError,
-        match=r"^ToolCall\.arguments must be a JSON object snapshot, got dict; "
-        r"use ToolCall\.create$",
+        "ToolCall.arguments must be a JSON object snapshot, got dict; use ToolCall.create",
     ):
         ToolCall(id="c", name="t", arguments={"path": "x"})
 
@@ -196,7 +197,7 @@ def test_assistant_tool_calls_keep_their_order_and_ids_are_unique() -> None:
     first, second = a_call("c1", "read_file"), a_call("c2", "write_file")
     message = AssistantMessage(content=(first, TextBlock(text="and"), second))
     assert message.tool_calls == (first, second)
-    with pytest.raises(ValueError, match=r"^AssistantMessage has two tool calls with id 'c1'$"):
+    with raises_exactly(ValueError, "AssistantMessage has two tool calls with id 'c1'"):
         AssistantMessage(content=(first, a_call("c1", "other")))
 
 
@@ -246,11 +247,11 @@ def test_describe_event_and_result_handle_every_kind() -> None:
 def test_a_value_outside_the_union_reaches_assert_never() -> None:
     # mypy proves this cannot happen in typed code; cast() lies to it on purpose.
     stranger = cast(Message, "not a message")
-    with pytest.raises(AssertionError, match=r"^Expected code to be unreachable, but got: "):
+    with raises_starting_with(AssertionError, "Expected code to be unreachable, but got: "):
         describe(stranger)
-    with pytest.raises(AssertionError, match=r"^Expected code to be unreachable, but got: "):
+    with raises_starting_with(AssertionError, "Expected code to be unreachable, but got: "):
         describe_event(cast(StreamEvent, UserMessage(content=())))
-    with pytest.raises(AssertionError, match=r"^Expected code to be unreachable, but got: "):
+    with raises_starting_with(AssertionError, "Expected code to be unreachable, but got: "):
         describe_result(cast(StreamResult, TextDelta(text="x")))
 
 
@@ -305,22 +306,22 @@ def test_a_shared_value_that_is_not_a_cycle_is_copied_twice() -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        (math.nan, r"^\$: NaN is not a JSON number$"),
-        ({"x": [1, math.inf]}, r"^\$\.x\[1\]: Infinity is not a JSON number$"),
-        ([-math.inf], r"^\$\[0\]: Infinity is not a JSON number$"),
-        ({1: "one"}, r"^\$: object keys must be str, got int$"),
-        ({"a": {None: 1}}, r"^\$\.a: object keys must be str, got NoneType$"),
-        ({"a b": {1, 2}}, r'^\$\["a b"\]: set is not a JSON type$'),
-        ([b"bytes"], r"^\$\[0\]: bytes is not a JSON type$"),
-        ([object()], r"^\$\[0\]: object is not a JSON type$"),
-        (frozenset(), r"^\$: frozenset is not a JSON type$"),
-        (MappingProxyType({}), r"^\$: mappingproxy is not a JSON type$"),
-        ({"n": 1 << MAX_JSON_INT_BITS}, r"^\$\.n: int of 4097 bits is larger than 4096 bits$"),
+        (math.nan, "$: NaN is not a JSON number"),
+        ({"x": [1, math.inf]}, "$.x[1]: Infinity is not a JSON number"),
+        ([-math.inf], "$[0]: Infinity is not a JSON number"),
+        ({1: "one"}, "$: object keys must be str, got int"),
+        ({"a": {None: 1}}, "$.a: object keys must be str, got NoneType"),
+        ({"a b": {1, 2}}, '$["a b"]: set is not a JSON type'),
+        ([b"bytes"], "$[0]: bytes is not a JSON type"),
+        ([object()], "$[0]: object is not a JSON type"),
+        (frozenset(), "$: frozenset is not a JSON type"),
+        (MappingProxyType({}), "$: mappingproxy is not a JSON type"),
+        ({"n": 1 << MAX_JSON_INT_BITS}, "$.n: int of 4097 bits is larger than 4096 bits"),
     ],
 )
 @lab_1_2
 def test_snapshot_refuses_non_json_values_naming_the_path(value: object, message: str) -> None:
-    with pytest.raises(JsonSnapshotError, match=message):
+    with raises_exactly(JsonSnapshotError, message):
         snapshot_json(value)
 
 
@@ -346,14 +347,14 @@ def test_subclasses_of_json_types_are_refused() -> None:
         pass
 
     cases: list[tuple[object, str]] = [
-        ([Color.RED], r"^\$\[0\]: Color is a subclass of int; only int is accepted$"),
-        ({"k": Text("v")}, r"^\$\.k: Text is a subclass of str; only str is accepted$"),
-        ([Number(1.0)], r"^\$\[0\]: Number is a subclass of float; only float is accepted$"),
-        ({"k": Items()}, r"^\$\.k: Items is a subclass of list; only list is accepted$"),
-        ({Text("k"): 1}, r"^\$: object keys must be str, got Text$"),
+        ([Color.RED], "$[0]: Color is a subclass of int; only int is accepted"),
+        ({"k": Text("v")}, "$.k: Text is a subclass of str; only str is accepted"),
+        ([Number(1.0)], "$[0]: Number is a subclass of float; only float is accepted"),
+        ({"k": Items()}, "$.k: Items is a subclass of list; only list is accepted"),
+        ({Text("k"): 1}, "$: object keys must be str, got Text"),
     ]
     for value, message in cases:
-        with pytest.raises(JsonSnapshotError, match=message):
+        with raises_exactly(JsonSnapshotError, message):
             snapshot_json(value)
 
 
@@ -378,8 +379,8 @@ def test_a_dict_subclass_is_refused_without_running_its_methods() -> None:
             calls.append("keys")
             return ["forged"]
 
-    with pytest.raises(
-        JsonSnapshotError, match=r"^\$\.args: Hostile is a subclass of dict; only dict is accepted$"
+    with raises_exactly(
+        JsonSnapshotError, "$.args: Hostile is a subclass of dict; only dict is accepted"
     ):
         snapshot_json({"args": Hostile(path="x")})
     assert calls == []
@@ -393,7 +394,7 @@ def test_a_faked_class_does_not_pass_for_a_dict() -> None:
             return dict
 
     assert isinstance(Liar(), dict)
-    with pytest.raises(JsonSnapshotError, match=r"^\$\[0\]: Liar is not a JSON type$"):
+    with raises_exactly(JsonSnapshotError, "$[0]: Liar is not a JSON type"):
         snapshot_json([Liar()])
 
 
@@ -401,11 +402,11 @@ def test_a_faked_class_does_not_pass_for_a_dict() -> None:
 def test_cycles_are_refused_with_both_paths() -> None:
     loop: list[object] = [1]
     loop.append(loop)
-    with pytest.raises(JsonSnapshotError, match=r"^\$\.items\[1\]: cycle back to \$\.items$"):
+    with raises_exactly(JsonSnapshotError, "$.items[1]: cycle back to $.items"):
         snapshot_json({"items": loop})
     node: dict[str, object] = {}
     node["self"] = {"parent": node}
-    with pytest.raises(JsonSnapshotError, match=r"^\$\.self\.parent: cycle back to \$$"):
+    with raises_exactly(JsonSnapshotError, "$.self.parent: cycle back to $"):
         snapshot_json(node)
 
 
@@ -423,12 +424,10 @@ def nested_lists(depth: int) -> list[object]:
 @lab_1_2
 def test_nesting_up_to_the_depth_limit_is_accepted_and_deeper_is_refused() -> None:
     assert snapshot_json(nested_lists(MAX_JSON_DEPTH)) is not None
-    path = r"\$" + r"\[0\]" * MAX_JSON_DEPTH
-    with pytest.raises(
-        JsonSnapshotError, match=rf"^{path}: nested deeper than {MAX_JSON_DEPTH} containers$"
-    ):
+    with raises_ending_with(JsonSnapshotError, ": nested deeper than 64 containers") as caught:
         snapshot_json(nested_lists(MAX_JSON_DEPTH + 1))
-    with pytest.raises(JsonSnapshotError, match=r"^\$\[0\]\[0\]: nested deeper than 2 containers$"):
+    assert str(caught.value) == "$" + "[0]" * 64 + ": nested deeper than 64 containers"
+    with raises_exactly(JsonSnapshotError, "$[0][0]: nested deeper than 2 containers"):
         snapshot_json(nested_lists(3), max_depth=2)
 
 
@@ -441,7 +440,7 @@ def test_ten_thousand_levels_give_a_snapshot_error_not_recursion_error() -> None
         current["k"] = inner
         current = inner
     for value in (nested_lists(10_000), deep_dict):
-        with pytest.raises(JsonSnapshotError, match=r"nested deeper than 64 containers$"):
+        with raises_ending_with(JsonSnapshotError, ": nested deeper than 64 containers"):
             snapshot_json(value)
         # Even with the depth limit lifted, the walk itself must not recurse.
         assert snapshot_json(value, max_depth=20_000) is not None
@@ -452,19 +451,20 @@ def test_a_shared_list_doubled_forty_times_hits_the_value_budget() -> None:
     bomb: list[object] = []
     for _ in range(40):
         bomb = [bomb, bomb]  # 2**40 values if copied naively
-    with pytest.raises(JsonSnapshotError, match=r"^\$(\[[01]\])*: more than 1000 values$"):
+    with raises_ending_with(JsonSnapshotError, ": more than 1000 values") as caught:
         snapshot_json(bomb, max_nodes=1000)
+    assert re.fullmatch(r"\$(\[[01]\])*: more than 1000 values", str(caught.value))
 
 
 @lab_1_2
 def test_snapshot_json_object_requires_an_object_at_the_top() -> None:
-    with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got list$"):
+    with raises_exactly(JsonSnapshotError, "$: expected a JSON object, got list"):
         snapshot_json_object([])
 
     class Mapping(dict[str, object]):
         pass
 
-    with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got Mapping$"):
+    with raises_exactly(JsonSnapshotError, "$: expected a JSON object, got Mapping"):
         snapshot_json_object(Mapping())
     assert snapshot_json_object({"a": [1]}) == {"a": (1,)}
 
@@ -475,7 +475,7 @@ def test_tool_call_create_snapshots_its_arguments() -> None:
     call = ToolCall.create(id="c1", name="read_files", arguments=arguments)
     arguments["paths"].append("b.txt")
     assert call.arguments == {"paths": ("a.txt",)}
-    with pytest.raises(JsonSnapshotError, match=r"^\$\.x: NaN is not a JSON number$"):
+    with raises_exactly(JsonSnapshotError, "$.x: NaN is not a JSON number"):
         ToolCall.create(id="c1", name="t", arguments={"x": math.nan})
 
 
@@ -492,7 +492,7 @@ def test_thaw_gives_fresh_mutable_copies() -> None:
 
 @lab_1_2
 def test_thaw_refuses_values_that_are_not_snapshots() -> None:
-    with pytest.raises(TypeError, match=r"^list is not part of a JSON snapshot$"):
+    with raises_exactly(TypeError, "list is not part of a JSON snapshot"):
         thaw_json(cast(JsonValue, (1, [2])))
 
 
@@ -510,9 +510,7 @@ def test_thaw_refuses_a_read_only_mapping_of_anything_but_a_plain_dict_without_r
             return super().items()
 
     forged = cast(JsonValue, MappingProxyType(Recording(a=1)))
-    with pytest.raises(
-        TypeError, match=r"^a read-only mapping of a JSON snapshot wraps a plain dict$"
-    ):
+    with raises_exactly(TypeError, "a read-only mapping of a JSON snapshot wraps a plain dict"):
         thaw_json(forged)
     assert read == []
 
@@ -539,7 +537,7 @@ def test_thaw_refuses_a_key_that_is_not_an_exact_str_without_hashing_it(nested: 
     fields: dict[object, object] = {PosingKey("k"): (1,) if nested else 1}
     hashed.clear()  # building the dict above hashed it once
     for forged in (MappingProxyType(fields), MappingProxyType({1: "one"})):
-        with pytest.raises(TypeError, match=r"^the keys of a JSON snapshot are exact str$"):
+        with raises_exactly(TypeError, "the keys of a JSON snapshot are exact str"):
             thaw_json(cast(JsonValue, forged))
     assert hashed == []
 
@@ -547,7 +545,7 @@ def test_thaw_refuses_a_key_that_is_not_an_exact_str_without_hashing_it(nested: 
 @lab_1_2
 def test_snapshot_never_compares_types_through_a_metaclass() -> None:
     odd, asked = support.watched_class_instance()
-    with pytest.raises(JsonSnapshotError, match=r"^\$\.x: Odd is not a JSON type$"):
+    with raises_exactly(JsonSnapshotError, "$.x: Odd is not a JSON type"):
         snapshot_json({"x": odd})
     assert asked == []
 
@@ -571,7 +569,7 @@ def test_type_name_reads_the_real_name_and_refuses_a_str_subclass() -> None:
 
     Plain.__name__ = Posing("Plain")  # a class's name may be any str, subclasses included
     assert type_name(Plain()) == "object"
-    with pytest.raises(JsonSnapshotError, match=r"^\$\.x: object is not a JSON type$"):
+    with raises_exactly(JsonSnapshotError, "$.x: object is not a JSON type"):
         snapshot_json({"x": Plain()})
     assert formatted == []
 
@@ -582,14 +580,12 @@ def test_thaw_stops_at_the_value_budget_so_a_hand_made_value_always_ends() -> No
     # before the values below would keep it busy forever.
     eleven_values = snapshot_json(list(range(10)))  # the list and its ten items
     assert thaw_json(eleven_values, max_nodes=11) == list(range(10))
-    with pytest.raises(
-        TypeError, match=r"^more values than max_nodes=10: not a JSON snapshot \(a cycle\?\)$"
-    ):
+    with raises_exactly(TypeError, "more values than max_nodes=10: not a JSON snapshot (a cycle?)"):
         thaw_json(eleven_values, max_nodes=10)
     # The same budget holds for a flat object, which is copied without the walk.
     flat = snapshot_json_object({"a": 1, "b": 2})
     assert thaw_json(flat, max_nodes=3) == {"a": 1, "b": 2}
-    with pytest.raises(TypeError, match=r"^more values than max_nodes=2: "):
+    with raises_starting_with(TypeError, "more values than max_nodes=2: "):
         thaw_json(flat, max_nodes=2)
     # snapshot_json only makes trees; by hand, a value can hold itself, or share a branch at
     # every level (2**60 values to copy).
@@ -600,7 +596,7 @@ def test_thaw_stops_at_the_value_budget_so_a_hand_made_value_always_ends() -> No
     for _ in range(60):
         branch = (branch, branch)
     for endless in (cyclic, branch):
-        with pytest.raises(TypeError, match=rf"^more values than max_nodes={MAX_JSON_NODES}: "):
+        with raises_starting_with(TypeError, "more values than max_nodes=100000: "):
             thaw_json(cast(JsonValue, endless))
     # A small shared branch is within budget; equal tuple literals are often one object.
     shared = MappingProxyType({"xs": (1, 2), "ys": (1, 2)})
@@ -669,7 +665,7 @@ def results_or_same_refusal(
     try:
         expected = expected_of()
     except JsonSnapshotError as refusal:
-        with pytest.raises(JsonSnapshotError, match=f"^{re.escape(str(refusal))}$"):
+        with raises_exactly(JsonSnapshotError, str(refusal)):
             actual_of()
         return None
     return expected, actual_of()
@@ -737,7 +733,7 @@ def test_copy_json_object_refuses_what_is_not_an_object_at_the_top() -> None:
 
     not_objects: tuple[object, ...] = ([], None, "text", MappingProxyType({}), LoudDict(a=1))
     for value in not_objects:
-        with pytest.raises(JsonSnapshotError, match=r"^\$: expected a JSON object, got "):
+        with raises_starting_with(JsonSnapshotError, "$: expected a JSON object, got "):
             copy_json_object(value)
 
 
@@ -754,8 +750,6 @@ def test_copy_json_object_gives_nested_containers_of_their_own() -> None:
 
 def test_a_record_checks_item_types_without_asking_a_metaclass() -> None:
     odd, asked = support.watched_class_instance()
-    with pytest.raises(
-        TypeError, match=r"^UserMessage\.content\[0\] must be one of TextBlock, got Odd$"
-    ):
+    with raises_exactly(TypeError, "UserMessage.content[0] must be one of TextBlock, got Odd"):
         UserMessage(content=(odd,))  # type: ignore[arg-type]
     assert asked == []

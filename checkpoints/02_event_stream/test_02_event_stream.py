@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checkpoints.support import StartedTasks
+from checkpoints.support import StartedTasks, raises_exactly
 from harness.event_stream import EventStream, StreamState
 
 T = TypeVar("T")
@@ -171,7 +171,7 @@ async def test_push_after_end_is_refused_and_changes_nothing() -> None:
     stream: EventStream[str, str] = EventStream()
     stream.push("kept")
     stream.end("final")
-    with pytest.raises(RuntimeError, match=r"^cannot push to an ended stream$"):
+    with raises_exactly(RuntimeError, "cannot push to an ended stream"):
         stream.push("late")
     assert stream.buffered == 1
     assert [event async for event in stream] == ["kept"]
@@ -181,7 +181,7 @@ async def test_push_after_end_is_refused_and_changes_nothing() -> None:
 async def test_second_end_is_refused_and_the_first_result_stays() -> None:
     stream: EventStream[str, str] = EventStream()
     stream.end("first")
-    with pytest.raises(RuntimeError, match=r"^cannot end an ended stream$"):
+    with raises_exactly(RuntimeError, "cannot end an ended stream"):
         stream.end("second")
     assert await stream.result() == "first"
 
@@ -193,7 +193,7 @@ async def test_second_consumer_is_refused() -> None:
     stream.push("only once")
     stream.end(None)
     assert [event async for event in stream] == ["only once"]
-    with pytest.raises(RuntimeError, match=r"^the stream already has a consumer$"):
+    with raises_exactly(RuntimeError, "the stream already has a consumer"):
         async for _ in stream:
             pass  # pragma: no cover - never reached
 
@@ -208,7 +208,7 @@ async def test_second_consumer_is_refused_even_while_the_first_is_reading() -> N
     stream.push(2)
     first = aiter(stream)
     assert await anext(first) == 1
-    with pytest.raises(RuntimeError, match=r"^the stream already has a consumer$"):
+    with raises_exactly(RuntimeError, "the stream already has a consumer"):
         aiter(stream)
     assert await anext(first) == 2
 
@@ -351,7 +351,7 @@ async def test_two_concurrent_reads_are_refused(tasks: StartedTasks) -> None:
     first = tasks.start(anext(stream))
     await asyncio.sleep(0)
     assert _still_waiting(first)
-    with pytest.raises(RuntimeError, match=r"^the consumer is already waiting for an event$"):
+    with raises_exactly(RuntimeError, "the consumer is already waiting for an event"):
         await anext(stream)
     assert _parked(stream)  # the refused read did not disturb the first
     stream.push("for the first")

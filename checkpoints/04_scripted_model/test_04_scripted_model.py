@@ -12,7 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from checkpoints.support import StartedTasks, loud_instance, watched_class_instance
+from checkpoints.support import (
+    StartedTasks,
+    loud_instance,
+    raises_exactly,
+    raises_starting_with,
+    watched_class_instance,
+)
 from harness.abort import AbortController, AbortError, AbortSignal, SignalState
 from harness.event_stream import EventStream
 from harness.protocol import (
@@ -98,7 +104,7 @@ def test_bare_abort_stores_an_abort_error_and_raises_that_instance() -> None:
     assert signal.state is SignalState.ABORTED
     assert type(signal.reason) is AbortError
     assert signal.reason.reason == "aborted"
-    with pytest.raises(AbortError, match=r"^aborted$") as caught:
+    with raises_exactly(AbortError, "aborted") as caught:
         signal.raise_if_aborted()
     assert caught.value is signal.reason
 
@@ -239,10 +245,17 @@ def test_listener_added_after_abort_runs_at_once_and_is_not_stored() -> None:
 
 
 @lab_4_1
-@pytest.mark.parametrize("listener", [None, "print", 3])
-def test_non_callable_listener_is_refused(listener: object) -> None:
+@pytest.mark.parametrize(
+    ("listener", "message"),
+    [
+        (None, "listener must be callable, got NoneType"),
+        ("print", "listener must be callable, got str"),
+        (3, "listener must be callable, got int"),
+    ],
+)
+def test_non_callable_listener_is_refused(listener: object, message: str) -> None:
     signal = AbortController().signal
-    with pytest.raises(TypeError, match=r"^listener must be callable, got \w+$"):
+    with raises_exactly(TypeError, message):
         signal.add_listener(listener)  # type: ignore[arg-type]
     assert signal.listener_count == 0
 
@@ -265,7 +278,7 @@ def test_raising_listeners_do_not_stop_the_others_and_are_raised_together() -> N
     controller.signal.add_listener(lambda _: calls.append("still called"))
     controller.signal.add_listener(fail_with(second))
 
-    with pytest.raises(ExceptionGroup, match=r"^abort listeners raised") as caught:
+    with raises_starting_with(ExceptionGroup, "abort listeners raised") as caught:
         controller.abort()
 
     assert caught.value.exceptions == (first, second)
@@ -490,37 +503,36 @@ async def _collect(
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"name": "", "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got ''$"),
-        ({"name": 7, "description": "d"}, r"^ToolSpec\.name must be a non-empty str, got 7$"),
+        ({"name": "", "description": "d"}, "ToolSpec.name must be a non-empty str, got ''"),
+        ({"name": 7, "description": "d"}, "ToolSpec.name must be a non-empty str, got 7"),
         (
             {"name": "n", "description": None},
-            r"^ToolSpec\.description must be a str, got NoneType$",
+            "ToolSpec.description must be a str, got NoneType",
         ),
     ],
 )
 def test_tool_spec_refuses_bad_fields(kwargs: dict[str, object], message: str) -> None:
-    with pytest.raises(TypeError, match=message):
+    with raises_exactly(TypeError, message):
         ToolSpec.create(**kwargs)  # type: ignore[arg-type]
 
 
 def test_tool_spec_names_a_bad_name_by_type_without_running_it() -> None:
     loud, asked = loud_instance()
-    with pytest.raises(TypeError, match=r"^ToolSpec\.name must be a non-empty str, got Loud$"):
+    with raises_exactly(TypeError, "ToolSpec.name must be a non-empty str, got Loud"):
         ToolSpec.create(name=loud, description="d")  # type: ignore[arg-type]
     assert asked == []
 
 
 def test_tool_spec_refuses_a_plain_dict_as_parameters() -> None:
-    with pytest.raises(TypeError, match=r"^ToolSpec\.parameters must be a JSON object snapshot"):
+    with raises_starting_with(TypeError, "ToolSpec.parameters must be a JSON object snapshot"):
         ToolSpec(name="n", description="d", parameters={"type": "object"})
 
 
 def test_scripted_response_refuses_wrong_events_and_an_aborted_result() -> None:
-    with pytest.raises(TypeError, match=r"^ScriptedResponse\.events\[1\] has unexpected type str$"):
+    with raises_exactly(TypeError, "ScriptedResponse.events[1] has unexpected type str"):
         ScriptedResponse(events=(TextDelta(text="a"), "b"), result=StreamDone(message=_say("a")))  # type: ignore[arg-type]
-    with pytest.raises(
-        TypeError,
-        match=r"^ScriptedResponse\.result must be StreamDone or StreamFailed, got StreamAborted$",
+    with raises_exactly(
+        TypeError, "ScriptedResponse.result must be StreamDone or StreamFailed, got StreamAborted"
     ):
         ScriptedResponse(result=StreamAborted(reason="scripts do not abort"))  # type: ignore[arg-type]
 
@@ -621,9 +633,7 @@ async def test_captured_tool_specs_keep_a_frozen_copy_of_their_schema() -> None:
 async def test_asking_past_the_end_of_the_script_raises_a_typed_error() -> None:
     model = ScriptedModel([ScriptedResponse.reply(_say("only answer"))])
     await _collect(model.stream([_user("one")]))
-    with pytest.raises(
-        ScriptExhaustedError, match=r"^request 2 is past the end of the script \(length 1\)$"
-    ):
+    with raises_exactly(ScriptExhaustedError, "request 2 is past the end of the script (length 1)"):
         model.stream([_user("two")])
     assert len(model.requests) == 2  # the unexpected request is kept, to show what was asked
     assert model.remaining == 0
@@ -632,9 +642,7 @@ async def test_asking_past_the_end_of_the_script_raises_a_typed_error() -> None:
 @lab_4_2
 async def test_empty_script_is_exhausted_at_the_first_request() -> None:
     model = ScriptedModel([])
-    with pytest.raises(
-        ScriptExhaustedError, match=r"^request 1 is past the end of the script \(length 0\)$"
-    ):
+    with raises_exactly(ScriptExhaustedError, "request 1 is past the end of the script (length 0)"):
         model.stream([_user("anyone?")])
 
 
@@ -660,9 +668,7 @@ async def test_factory_returning_the_wrong_type_is_refused() -> None:
         return {"text": "hi"}
 
     model = ScriptedModel([not_a_response])  # type: ignore[list-item]
-    with pytest.raises(
-        TypeError, match=r"^script entry 0 returned dict, expected ScriptedResponse$"
-    ):
+    with raises_exactly(TypeError, "script entry 0 returned dict, expected ScriptedResponse"):
         model.stream([_user("hi")])
 
 
@@ -672,25 +678,25 @@ async def test_async_factory_is_refused_without_a_never_awaited_warning() -> Non
         return ScriptedResponse.reply(_say("too late"))  # pragma: no cover - never run
 
     model = ScriptedModel([async_factory])  # type: ignore[list-item]
-    with pytest.raises(
-        TypeError, match=r"^script entry 0 returned coroutine, expected ScriptedResponse$"
-    ):
+    with raises_exactly(TypeError, "script entry 0 returned coroutine, expected ScriptedResponse"):
         model.stream([_user("hi")])
     gc.collect()  # a coroutine left open would warn here, and warnings are errors
 
 
 @lab_4_2
 @pytest.mark.parametrize(
-    ("entry", "kind"),
-    [(42, "int"), ({"events": []}, "dict"), (ScriptedResponse, "type"), (None, "NoneType")],
+    ("entry", "message"),
+    [
+        (42, "script entry 1 must be a ScriptedResponse or a factory, got int"),
+        ({"events": []}, "script entry 1 must be a ScriptedResponse or a factory, got dict"),
+        (ScriptedResponse, "script entry 1 must be a ScriptedResponse or a factory, got type"),
+        (None, "script entry 1 must be a ScriptedResponse or a factory, got NoneType"),
+    ],
 )
 def test_script_refuses_entries_that_are_neither_responses_nor_factories(
-    entry: object, kind: str
+    entry: object, message: str
 ) -> None:
-    with pytest.raises(
-        TypeError,
-        match=rf"^script entry 1 must be a ScriptedResponse or a factory, got {kind}$",
-    ):
+    with raises_exactly(TypeError, message):
         ScriptedModel([ScriptedResponse.reply(_say("fine")), entry])  # type: ignore[list-item]
 
 
@@ -705,11 +711,11 @@ class _SneakyList(list[object]):
 @pytest.mark.parametrize(
     ("messages", "tools", "message"),
     [
-        (_SneakyList([_user("x")]), (), r"^messages must be a list or tuple, got _SneakyList$"),
-        ((m for m in [_user("x")]), (), r"^messages must be a list or tuple, got generator$"),
-        ([{"role": "user"}], (), r"^ModelRequest\.messages\[0\] has unexpected type dict$"),
-        ([_user("x")], "add", r"^tools must be a list or tuple, got str$"),
-        ([_user("x")], [ADD_CALL], r"^ModelRequest\.tools\[0\] has unexpected type ToolCall$"),
+        (_SneakyList([_user("x")]), (), "messages must be a list or tuple, got _SneakyList"),
+        ((m for m in [_user("x")]), (), "messages must be a list or tuple, got generator"),
+        ([{"role": "user"}], (), "ModelRequest.messages[0] has unexpected type dict"),
+        ([_user("x")], "add", "tools must be a list or tuple, got str"),
+        ([_user("x")], [ADD_CALL], "ModelRequest.tools[0] has unexpected type ToolCall"),
     ],
     ids=["list-subclass", "generator", "dict-message", "str-tools", "call-as-tool"],
 )
@@ -717,7 +723,7 @@ async def test_malformed_requests_are_refused_before_the_script_moves(
     messages: object, tools: object, message: str
 ) -> None:
     model = ScriptedModel([ScriptedResponse.reply(_say("unused"))])
-    with pytest.raises(TypeError, match=message):
+    with raises_exactly(TypeError, message):
         model.stream(messages, tools=tools)
     assert model.remaining == 1
     assert model.requests == ()
@@ -875,8 +881,8 @@ async def test_repr_shows_position_requests_and_running_streams() -> None:
 
 def test_the_script_records_check_types_without_asking_a_metaclass() -> None:
     odd, asked = watched_class_instance()
-    with pytest.raises(TypeError, match=r"^ModelRequest\.messages\[0\] has unexpected type Odd$"):
+    with raises_exactly(TypeError, "ModelRequest.messages[0] has unexpected type Odd"):
         ModelRequest(messages=(odd,))  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"^ScriptedResponse\.result must be StreamDone or "):
+    with raises_starting_with(TypeError, "ScriptedResponse.result must be StreamDone or "):
         ScriptedResponse(result=odd)  # type: ignore[arg-type]
     assert asked == []

@@ -83,7 +83,7 @@ class CancelOnAbort:
         The state is WATCHING before the listener is added: a signal that already aborted calls
         its listener during add_listener.
         """
-        # BEGIN LAB 6.4
+        # BEGIN LAB 6.5
         if self._state is not _Watch.READY:
             raise RuntimeError(f"CancelOnAbort is single use; this one is {self._state.value}")
         task = asyncio.current_task()
@@ -94,9 +94,9 @@ class CancelOnAbort:
         self._handle = None
         self._state = _Watch.WATCHING
         self._remove = self._signal.add_listener(self._on_abort)
-        # END LAB 6.4
+        # END LAB 6.5
 
-    # BEGIN LAB 6.4
+    # BEGIN LAB 6.5
     def _on_abort(self, _reason: object) -> None:
         if self._state is _Watch.WATCHING:
             self._state = _Watch.CANCEL_SCHEDULED
@@ -107,7 +107,7 @@ class CancelOnAbort:
             self._state = _Watch.CANCELLING
             self._task.cancel()
 
-    # END LAB 6.4
+    # END LAB 6.5
 
     def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> bool:
         """Stop watching; swallow the cancellation this block caused, and only that one.
@@ -117,7 +117,7 @@ class CancelOnAbort:
         the caller asked to stop. Raises RuntimeError("CancelOnAbort cannot exit: it is
         <state>") when the block was never entered, or already exited.
         """
-        # BEGIN LAB 6.4
+        # BEGIN LAB 6.5
         if self._state is _Watch.READY or self._state is _Watch.CLOSED:
             raise RuntimeError(f"CancelOnAbort cannot exit: it is {self._state.value}")
         self._remove()
@@ -135,7 +135,7 @@ class CancelOnAbort:
             # nothing may look finished, and a failure would be published as a result.
             raise asyncio.CancelledError
         return False
-        # END LAB 6.4
+        # END LAB 6.5
 
 
 # --8<-- [end:cancel-on-abort]

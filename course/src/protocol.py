@@ -222,8 +222,6 @@ class ToolResultMessage:
     is_error: bool
 
     def __post_init__(self) -> None:
-        # Checkpoint 06's executor fills in its results slot by slot, from fields it has
-        # checked, without running this: a rule added here must be kept there too.
         _require_tag("ToolResultMessage", "role", self.role, "tool_result")
         _require_str("ToolResultMessage", "id", self.id, non_empty=True)
         _require_str("ToolResultMessage", "tool_call_id", self.tool_call_id, non_empty=True)

@@ -59,16 +59,13 @@ __all__ = [
 
 import asyncio
 import bisect
-import contextlib
-import dataclasses
 import json
 import sys
-import types
 import weakref
-from collections.abc import Callable, Coroutine, Generator
-from typing import Final, TypeAlias, cast
+from typing import Final, cast
 
 from harness.abort import AbortSignal
+from harness.awaitables import dispose_of_awaitable
 from harness.cancel_on_abort import CancelOnAbort
 from harness.protocol import (
     JsonObject,
@@ -262,93 +259,24 @@ def _validate(definition: ToolDefinition, arguments: dict[str, object]) -> objec
             error = decision.get("error")
             if ok is False and type(error) is str and error:
                 raise _RecoverableToolError(TOOL_ARGUMENTS_INVALID, error)
-    if _dispose_of_awaitable(decision):
+    # Every coroutine, future and task has an __await__ of its class; so has a custom awaitable.
+    if class_attribute(type(decision), "__await__") is not None:
+        dispose_of_awaitable(decision)  # close, cancel or observe it: nothing is left behind
         raise _RecoverableToolError(
             TOOL_VALIDATION_FAILED, "validate returned an awaitable; it must decide synchronously"
         )
     raise _RecoverableToolError(TOOL_VALIDATION_FAILED, "validate returned an invalid decision")
 
 
-def _dispose_of_awaitable(value: object) -> bool:
-    """Return True if ``value`` is awaitable, after closing, cancelling or observing it."""
-    # The awaitable is refused whatever happens here, so an error its own code raises while it
-    # is being disposed of is dropped: it must not turn the refusal into a crash. One thing
-    # cannot be helped: a started coroutine that catches GeneratorExit and waits again refuses
-    # to close, and Python reports it when it is collected.
-    if type(value) is types.CoroutineType:
-        # Closing it means no "never awaited" warning; if the validator started it, its
-        # finally blocks run now.
-        with contextlib.suppress(Exception):
-            value.close()
-        return True
-    if issubclass(type(value), asyncio.Future):  # issubclass on type(): no __class__ tricks
-        if value is asyncio.current_task():
-            # The task running this call: cancelled from inside, it would be hit at a later
-            # await of the caller's, and its outcome is the caller's to observe.
-            return True
-        # The base classes' own methods: a subclass's overrides are foreign code.
-        if issubclass(type(value), asyncio.Task):
-            with contextlib.suppress(Exception):  # it cancels what the task waits on, too
-                asyncio.Task.cancel(cast("asyncio.Task[object]", value))  # the validator's work
-        # Observe the outcome, now or when it comes, so asyncio never logs "exception was never
-        # retrieved". A plain future is someone else's: it is not cancelled.
-        with contextlib.suppress(Exception):
-            asyncio.Future.add_done_callback(
-                cast("asyncio.Future[object]", value), _retrieve_exception
-            )
-        return True
-    return class_attribute(type(value), "__await__") is not None
-
-
-def _retrieve_exception(future: asyncio.Future[object]) -> None:
-    """Mark a refused future's exception as seen, so asyncio does not log it."""
-    if not asyncio.Future.cancelled(future):
-        asyncio.Future.exception(future)
-
-
 # --8<-- [start:run-the-tool]
-@types.coroutine
-def _resume(
-    running: Coroutine[object, None, object], waiting_on: object
-) -> Generator[object, None, object]:
-    """Finish a coroutine that already took its first step, exactly as if it had been awaited."""
-    # A task drives a coroutine with send(None) when what it waits on is ready, and with
-    # throw() to cancel it. `yield from` does both for a coroutine it starts itself; this one
-    # already yielded `waiting_on`, so the task gets that first, and a throw goes to the tool.
-    while True:
-        try:
-            yield waiting_on
-        except BaseException as exc:  # the task threw something in, usually a cancellation
-            try:
-                waiting_on = running.throw(exc)  # the tool may await again while cleaning up
-            except StopIteration as finished:
-                return finished.value
-        else:
-            return (yield from running.__await__())  # resumes it with send(None), as the task would
-
-
 async def _execute(definition: ToolDefinition, value: object, context: ToolContext) -> object:
     """Run the tool in this task, where an abort while it waits cancels it; return its output."""
-    # A coroutine runs its first step right here, up to its first real wait. A tool that never
-    # waits cannot be aborted meanwhile by anyone but itself (the check below catches that), so
-    # the guard (a task lookup and a listener, about 1.5 us on 3.11) is set up only if it waits.
-    # Python 3.12's eager tasks (asyncio.eager_task_factory) start coroutines the same way.
     signal = context.signal
     failure: Exception | None = None
     output: object = None
     try:
-        running = definition.execute(value, context)
-        if type(running) is not types.CoroutineType:  # a future, or another kind of awaitable
-            with CancelOnAbort(signal):
-                output = await running
-        else:
-            try:
-                waiting_on = running.send(None)  # run the tool up to its first wait...
-            except StopIteration as finished:
-                output = finished.value  # ...which never came: there was nothing to cancel
-            else:
-                with CancelOnAbort(signal):  # it waits: from now on, an abort cancels it
-                    output = await _resume(running, waiting_on)
+        with CancelOnAbort(signal):  # from here on, an abort cancels this task's await
+            output = await definition.execute(value, context)
     except Exception as exc:  # KeyboardInterrupt, SystemExit, CancelledError pass through
         failure = exc
     signal.raise_if_aborted()  # the abort wins, whatever the tool did after it
@@ -405,63 +333,6 @@ def _written_length(text: str) -> int:
     return len(_encode_string(text)) - 2
 
 
-# --8<-- [start:records]
-# Every call builds two frozen records: the ToolContext its tool receives and the result it
-# publishes. Through their constructors they took about 2 us of the 5 us a trivial call takes
-# on CPython 3.11, more than any step of the contract: a frozen dataclass's __init__ sets each
-# field through object.__setattr__, and __post_init__ then checks again what the steps have
-# just checked. A slotted class has one descriptor per slot, whose __set__ stores a value
-# directly; so the executor makes each record empty with object.__new__ and fills in its slots.
-# They are the same records, as frozen as any: tests hold them equal to what the constructors
-# make. (A rule added to either __post_init__ must be kept here too.)
-_SlotSetter: TypeAlias = Callable[[object, object], None]
-
-
-def _slot_setters(record_type: type, *names: str) -> tuple[_SlotSetter, ...]:
-    """Return the ``__set__`` of each field's slot; ``names`` must be the fields, in order."""
-    # Every field is named, here and where the setters are unpacked: a field added to the
-    # record later fails at import, instead of leaving an empty slot in every record.
-    fields = tuple(field.name for field in dataclasses.fields(record_type))
-    if names != fields:
-        raise TypeError(f"{record_type.__qualname__} has the fields {fields}, not {names}")
-    setters: list[_SlotSetter] = []
-    for name in names:
-        slot = vars(record_type).get(name)  # the member descriptor that __slots__ made for it
-        if type(slot) is not types.MemberDescriptorType:
-            raise TypeError(f"{record_type.__qualname__}.{name} is not a slot of its own")
-        setters.append(slot.__set__)
-    return tuple(setters)
-
-
-_CONTEXT_SETTERS: Final = _slot_setters(ToolContext, "signal", "tool_call_id")
-_RESULT_SETTERS: Final = _slot_setters(
-    ToolResultMessage, "role", "id", "tool_call_id", "tool_name", "content", "is_error"
-)
-
-
-def _context_for(signal: AbortSignal, call_id: str) -> ToolContext:
-    """Return the ToolContext of a call: ``signal`` and ``call_id`` are already checked."""
-    set_signal, set_tool_call_id = _CONTEXT_SETTERS
-    context = object.__new__(ToolContext)
-    set_signal(context, signal)
-    set_tool_call_id(context, call_id)
-    return context
-
-
-def _result_for(call_id: str, name: str, content: str, is_error: bool) -> ToolResultMessage:
-    """Return the result a call publishes: ``call_id`` and ``name`` are already checked."""
-    set_role, set_id, set_tool_call_id, set_tool_name, set_content, set_is_error = _RESULT_SETTERS
-    result = object.__new__(ToolResultMessage)
-    set_role(result, "tool_result")
-    set_id(result, f"tool-result-{call_id}")
-    set_tool_call_id(result, call_id)
-    set_tool_name(result, name)
-    set_content(result, content)  # an exact str: the serializer's, or an error's
-    set_is_error(result, is_error)
-    return result
-
-
-# --8<-- [end:records]
 # END LAB 6.4
 
 
@@ -492,13 +363,19 @@ async def execute_tool_call(
             raise _RecoverableToolError(TOOL_NOT_FOUND, f"tool {name!r} is not registered")
         value = _validate(definition, arguments)  # 4. decide, before any effect
         signal.raise_if_aborted()
-        context = _context_for(signal, call_id)
+        context = ToolContext(signal=signal, tool_call_id=call_id)
         output = await _execute(definition, value, context)  # 5. run, racing the signal
         content, is_error = _serialize(output), False  # 6. bounded, deterministic text
     except _RecoverableToolError as failure:
         content, is_error = _error_content(failure.code, failure.message), True
     signal.raise_if_aborted()  # last chance: an aborted call publishes nothing
-    return _result_for(call_id, name, content, is_error)  # 7. publish, linked to the call
+    return ToolResultMessage(  # 7. publish, linked to the call
+        id=f"tool-result-{call_id}",
+        tool_call_id=call_id,
+        tool_name=name,
+        content=content,
+        is_error=is_error,
+    )
     # END LAB 6.4
 
 

@@ -84,8 +84,6 @@ class ToolContext:
     tool_call_id: str  # the id of the call being executed
 
     def __post_init__(self) -> None:
-        # The executor fills in its contexts slot by slot, from a signal and an id it has
-        # checked, without running this: a rule added here must be kept there too.
         if type(self.signal) is not AbortSignal:
             raise TypeError(
                 f"ToolContext.signal must be an AbortSignal, got {type_name(self.signal)}"

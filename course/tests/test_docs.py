@@ -6,8 +6,6 @@ these tests are the fast part that ``nox -s tests`` runs.
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
 
 import pytest
@@ -51,51 +49,6 @@ def test_translated_page_keeps_the_sections_and_anchors_of_its_english_page(page
 
 def test_nav_translations_and_home_pages_follow_the_manifests() -> None:
     assert navigation_problems(load_catalog()) == []
-
-
-MESSAGE_TABLE = re.compile(
-    r"<!-- lab-(?P<lab>6\.\d)-messages:start -->\n(?P<table>.*?)<!-- lab-(?P=lab)-messages:end -->",
-    re.DOTALL,
-)
-MESSAGE_ROW = re.compile(r"^\| `(?P<outcome>[^`]+)`[^|]*\| `(?P<message>[^`]+)`", re.MULTILINE)
-
-
-def top_level_sources(path: Path) -> list[str]:
-    """Return each top-level statement of a module, decorators included, regex escapes dropped."""
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines(keepends=True)
-    sources = []
-    for node in ast.parse(text).body:
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        assert node.end_lineno is not None
-        sources.append("".join(lines[first - 1 : node.end_lineno]).replace("\\", ""))
-    return sources
-
-
-@pytest.mark.parametrize("page", ["06_tool_contract.md", "06_tool_contract.vi.md"])
-def test_the_lab_messages_on_the_page_are_the_ones_its_tests_pin(page: str) -> None:
-    # Each table promises "the tests pin these messages": some test (or constant) of the 06
-    # file must hold both the message and its outcome. The tests write some messages as
-    # regular expressions, so their escapes are dropped before searching; a message shown cut
-    # ("…") is searched for without the ellipsis.
-    text = (ROOT / "docs/checkpoints" / page).read_text(encoding="utf-8")
-    tables = {table["lab"]: table["table"] for table in MESSAGE_TABLE.finditer(text)}
-    assert sorted(tables) == ["6.1", "6.2", "6.3", "6.4"], f"{page}: one table per lab"
-    tests = top_level_sources(ROOT / "checkpoints/06_tool_contract/test_06_tool_contract.py")
-    unpinned = []
-    for lab, table in tables.items():
-        rows = [
-            (row["outcome"], row["message"].removesuffix("…").rstrip())
-            for row in MESSAGE_ROW.finditer(table)
-        ]
-        body = [line for line in table.splitlines() if line.startswith("|")][2:]
-        assert len(rows) == len(body) >= 3, f"Lab {lab}: every row is | `outcome` … | `message` |"
-        unpinned += [
-            (lab, outcome, message)
-            for outcome, message in rows
-            if not any(message in source and outcome in source for source in tests)
-        ]
-    assert unpinned == []
 
 
 def test_vendored_mermaid_matches_its_pinned_hashes() -> None:
