@@ -55,7 +55,7 @@ from harness.protocol import (
     UserMessage,
 )
 from harness.scripted_model import ScriptedModel, ScriptedResponse, ScriptExhaustedError
-from harness.tool import NonRecoverableToolError, ToolContext, ToolRegistry
+from harness.tool import NonRecoverableToolError, ToolContext, ToolContractError, ToolRegistry
 from harness.tool_groups import error_result
 
 lab_7_1 = pytest.mark.lab("7.1")
@@ -359,6 +359,11 @@ async def test_a_broken_transcript_raises_the_checkpoint_03_error() -> None:
 
 @lab_7_1
 def test_without_a_running_event_loop_nothing_starts() -> None:
+    async def inside_a_loop() -> LoopResult:
+        _, run = start([ScriptedResponse.reply(FINAL)], Probe().tools())
+        return await run.result()
+
+    assert type(asyncio.run(inside_a_loop())) is LoopCompleted
     model = ScriptedModel([ScriptedResponse.reply(FINAL)])
     with raises_exactly(RuntimeError, "no running event loop"):
         run_agent_loop(model, Probe().tools(), [QUESTION], signal=AbortController().signal)
@@ -983,3 +988,16 @@ def test_report_progress_without_a_listener_does_nothing() -> None:
 def test_a_tool_context_refuses_an_on_progress_that_is_not_callable() -> None:
     with raises_exactly(TypeError, "ToolContext.on_progress must be callable or None, got int"):
         ToolContext(signal=AbortController().signal, tool_call_id="c1", on_progress=3)  # type: ignore[arg-type]
+
+
+@lab_7_5
+async def test_a_call_that_breaks_the_tool_contract_is_a_bug_raised_by_result() -> None:
+    forged = call("c1")
+    object.__setattr__(forged, "name", "")  # a frozen record forged after its checks
+    probe = Probe()
+    _, run = start([asks(forged)], probe.tools())
+    events = [event async for event in run]
+    with raises_exactly(ToolContractError, "INVALID_TOOL_CALL: call name must be a non-empty str"):
+        await run.result()
+    assert "tool_end" not in [event.kind for event in events]
+    assert probe.log == []

@@ -46,7 +46,7 @@ import enum
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final, Literal, Protocol, cast
+from typing import Final, Literal, NoReturn, Protocol, cast
 
 from harness.abort import AbortController, AbortError, AbortSignal
 from harness.protocol import ToolCall, ToolResultMessage
@@ -385,8 +385,17 @@ def _fatal_error_of(tasks: list[asyncio.Task[None]]) -> NonRecoverableToolError 
             if fatal is None:
                 fatal = cast(NonRecoverableToolError, error)
             continue
-        raise error
+        _raise_bug(error)
     return fatal
 
 
 # END LAB 7.4
+
+
+def _raise_bug(error: BaseException) -> NoReturn:
+    """Re-raise what no call should raise: a bug, which ends the run through AgentRun.result."""
+    # BEGIN LAB 7.5
+    # Not a result: turning it into TOOL_EXECUTION_FAILED would hide a bug in our own code (a
+    # forged call, a broken registry) behind something the model reads and shrugs off.
+    raise error
+    # END LAB 7.5
