@@ -15,8 +15,8 @@ host policy says ``concurrency_safe=True`` run together, every other call runs a
 ends the run (an abort, a timeout, a fatal tool error), every call of the last assistant message
 gets exactly one result, so the transcript always passes ``check_transcript``.
 
-Every event carries ``seq``: 0, 1, 2, ... with no gap, in the order the driver emitted them. The
-``"message"`` events, appended to the input transcript, are the final transcript.
+Every event (``harness.loop_events``) carries ``seq``: 0, 1, 2, ... with no gap, in the order
+the driver emitted them. The ``"message"`` events, after the input, are the final transcript.
 
 A run ends in one of five ``LoopResult`` records, read with ``await run.result()``. An exception
 that is nobody's fault but the program's (a model raising ``ScriptExhaustedError``, a model that
@@ -56,11 +56,28 @@ __all__ = [
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Final, Literal, Protocol, TypeAlias
+from typing import Final, Protocol
 
 from harness.abort import AbortError, AbortSignal
 from harness.event_stream import EventStream
+from harness.loop_events import (
+    AgentEvent,
+    AgentRun,
+    LoopAborted,
+    LoopCompleted,
+    LoopModelFailed,
+    LoopResult,
+    LoopToolFatal,
+    LoopTurnLimit,
+    MessageAppended,
+    ModelEvent,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+    TurnEnd,
+    TurnStart,
+    replay_transcript,
+)
 from harness.messages import PendingToolCallsError, TranscriptLinkError, pending_tool_calls
 from harness.protocol import (
     AssistantMessage,
@@ -75,16 +92,13 @@ from harness.protocol import (
     ToolResultMessage,
     UserMessage,
 )
-from harness.tool import NonRecoverableToolError, ToolRegistry, ToolSpec
+from harness.tool import ToolRegistry, ToolSpec
 from harness.tool_groups import (
     TOOL_CALL_ABORTED,
     TOOL_CALL_SKIPPED,
     TOOL_TIMED_OUT,
     CallGroups,
-    ToolEnd,
     ToolPolicy,
-    ToolProgress,
-    ToolStart,
     partition_calls,
 )
 from harness.untrusted import class_attribute, type_name
@@ -104,158 +118,6 @@ class Model(Protocol):
         self, messages: tuple[Message, ...], *, tools: tuple[ToolSpec, ...], signal: AbortSignal
     ) -> EventStream[StreamEvent, StreamResult]:
         """Start answering ``messages``; ``tools`` are what the model may call."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnStart:
-    """A turn begins: the model is about to be asked (``turn`` counts from 1)."""
-
-    kind: Literal["turn_start"] = "turn_start"
-    seq: int
-    turn: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ModelEvent:
-    """One event of the model's stream, forwarded as it arrived."""
-
-    kind: Literal["model_event"] = "model_event"
-    seq: int
-    turn: int
-    event: StreamEvent
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MessageAppended:
-    """A message was appended to the run's transcript (the ``"message"`` event)."""
-
-    kind: Literal["message"] = "message"
-    seq: int
-    message: Message
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TurnEnd:
-    """A turn is over: its messages are all appended."""
-
-    kind: Literal["turn_end"] = "turn_end"
-    seq: int
-    turn: int
-
-
-AgentEvent: TypeAlias = (
-    TurnStart | ModelEvent | MessageAppended | ToolStart | ToolProgress | ToolEnd | TurnEnd
-)
-
-
-# --8<-- [start:results]
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LoopCompleted:
-    """The model answered without calling a tool."""
-
-    kind: Literal["completed"] = "completed"
-    transcript: tuple[Message, ...]
-    turns: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LoopTurnLimit:
-    """``max_turns`` model requests were made and the last one still called tools."""
-
-    kind: Literal["turn_limit"] = "turn_limit"
-    transcript: tuple[Message, ...]
-    turns: int
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LoopModelFailed:
-    """The model's stream failed; nothing of that turn was appended."""
-
-    kind: Literal["model_failed"] = "model_failed"
-    transcript: tuple[Message, ...]
-    turns: int
-    code: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LoopAborted:
-    """The run's signal was aborted; every call already made has a result."""
-
-    kind: Literal["aborted"] = "aborted"
-    transcript: tuple[Message, ...]
-    turns: int
-    reason: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LoopToolFatal:
-    """A tool raised a genuine NonRecoverableToolError; the other calls were skipped."""
-
-    kind: Literal["tool_fatal"] = "tool_fatal"
-    transcript: tuple[Message, ...]
-    turns: int
-    error: NonRecoverableToolError
-
-
-LoopResult: TypeAlias = (
-    LoopCompleted | LoopTurnLimit | LoopModelFailed | LoopAborted | LoopToolFatal
-)
-
-
-@dataclass(frozen=True, slots=True)
-class _Crashed:
-    """How a bug travels through the stream to ``AgentRun.result()``."""
-
-    error: Exception
-
-
-class AgentRun(EventStream[AgentEvent, "LoopResult | _Crashed"]):
-    """The stream of one run: its events, then ``result()``, which re-raises a bug that ended it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.driver: asyncio.Task[None] | None = None  # the task running the turns, once started
-
-    def crash(self, error: Exception) -> None:
-        """End the run because of a bug: the events stop and ``result()`` raises ``error``."""
-        # BEGIN LAB 7.5
-        self.end(_Crashed(error))
-        # END LAB 7.5
-
-    async def result(self) -> LoopResult:
-        """Wait for the end of the run; return its LoopResult, or raise the bug that ended it."""
-        match await super().result():
-            case _Crashed(error=error):
-                raise error
-            case outcome:
-                return outcome
-
-
-# --8<-- [end:results]
-
-
-# ---------------------------------------------------------------------------------------------
-# Lab 7.2: one stream, globally ordered.
-# ---------------------------------------------------------------------------------------------
-
-
-def replay_transcript(
-    transcript: Iterable[Message], events: Iterable[AgentEvent]
-) -> tuple[Message, ...]:
-    """Return the transcript a run ended with: the input, then every ``"message"`` event's message.
-
-    Raises ValueError if the events are not numbered 0, 1, 2, ... without a gap.
-    """
-    # BEGIN LAB 7.2
-    messages = list(transcript)
-    for expected, event in enumerate(events):
-        if event.seq != expected:
-            raise ValueError(f"event {expected} has seq {event.seq}; seq must count 0, 1, 2, ...")
-        if type(event) is MessageAppended:
-            messages.append(event.message)
-    return tuple(messages)
-    # END LAB 7.2
 
 
 # ---------------------------------------------------------------------------------------------

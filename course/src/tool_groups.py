@@ -33,10 +33,7 @@ __all__ = [
     "TOOL_TIMED_OUT",
     "CallGroups",
     "EventSink",
-    "ToolEnd",
     "ToolPolicy",
-    "ToolProgress",
-    "ToolStart",
     "error_result",
     "partition_calls",
 ]
@@ -46,9 +43,10 @@ import enum
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final, Literal, NoReturn, Protocol, cast
+from typing import Final, NoReturn, Protocol, cast
 
 from harness.abort import AbortController, AbortError, AbortSignal
+from harness.loop_events import ToolEnd, ToolProgress, ToolStart
 from harness.protocol import ToolCall, ToolResultMessage
 from harness.tool import NonRecoverableToolError, ToolRegistry, ToolSpec, execute_tool_call
 from harness.tool_output import ToolOutputError, serialize_output
@@ -94,39 +92,6 @@ class ToolPolicy:
 
 
 # --8<-- [end:policy]
-
-
-# --8<-- [start:events]
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolStart:
-    """A call's tool starts running."""
-
-    kind: Literal["tool_start"] = "tool_start"
-    seq: int
-    call: ToolCall
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolProgress:
-    """A running tool reported progress; ``content`` is its data, serialized and bounded."""
-
-    kind: Literal["tool_progress"] = "tool_progress"
-    seq: int
-    tool_call_id: str
-    content: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolEnd:
-    """A started call has its result; ``duration`` is in seconds, on the monotonic clock."""
-
-    kind: Literal["tool_end"] = "tool_end"
-    seq: int
-    result: ToolResultMessage
-    duration: float
-
-
-# --8<-- [end:events]
 
 
 class EventSink(Protocol):
