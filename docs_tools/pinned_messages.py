@@ -5,12 +5,12 @@ or leaves out sends them to the test file. So ``nox -s docs`` (through ``check_d
 ``course/tests/test_pinned_messages.py`` read each focused test file with ``ast`` and hold each
 pinned text against the ``### Lab N.M — …`` section of ``## Build it`` on the English page.
 
-What the scan reads as pinned text (the rules of CONTRIBUTING.md, "Pinned messages"):
+What the scan reads as pinned text (the rules of CONTRIBUTING.md, "Tests"):
 
-- ``raises_exactly(Error, "the whole message")`` and ``raises_starting_with(Error, "the
-  start")`` from ``checkpoints/support.py``: the text given. It may be a str literal, a value of
-  the test's ``pytest.mark.parametrize`` (or its class's), or an item of a literal list the test
-  loops over with ``for``.
+- ``raises_exactly(Error, "the whole message")``, ``raises_starting_with(Error, "the start")``
+  and ``raises_ending_with(Error, "the end")`` from ``checkpoints/support.py``: the text
+  given. It may be a str literal, a value of the test's ``pytest.mark.parametrize`` (or its
+  class's), or an item of a literal list the test loops over with ``for``.
 - ``pytest.raises(..., match=PATTERN)``: the literal text at the start of the pattern, after a
   leading ``^``, up to the first regex metacharacter (an escaped ``\\.`` is a literal ``.``; a
   character a quantifier applies to is dropped). Pinned messages should use the helpers, which
@@ -18,6 +18,9 @@ What the scan reads as pinned text (the rules of CONTRIBUTING.md, "Pinned messag
 - A text computed by a call (``str(error)``, ``message_of(x)``) pins nothing: the test compares
   the code with itself. Any other expression (an f-string, a name the scan cannot trace to
   literals) is a problem of its own: write the text out, so that the page can state it.
+
+Only calls written in a test function (``test_*``, also as a method of a ``Test*`` class) are
+read; a shared helper that pins a message for several tests hides it, so pin in the test.
 
 The lab of a test is its own ``@pytest.mark.lab("N.M")`` (or an alias such as ``lab_6_1 =
 pytest.mark.lab("6.1")``), else its class's mark or ``pytestmark``, else the module's
