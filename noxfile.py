@@ -222,7 +222,7 @@ def verify(session: nox.Session) -> None:
         "-k",
         selected.name,
         *options,
-        env={"PRACTICE_CHECKPOINTS": selected.number},
+        env={"PRACTICE_CHECKPOINTS": selected.number, "PRACTICE_ROUND_TRIP": "own"},
     )
 
 

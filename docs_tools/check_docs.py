@@ -1,6 +1,6 @@
 """Check that the site cannot drift from the code and the manifests it describes.
 
-Three rules, run by ``nox -s docs`` before the build and by ``course/tests/test_docs.py``:
+Five rules, run by ``nox -s docs`` before the build and by ``course/tests/test_docs.py``:
 
 1. Snippets. Every fenced code block on a page is either a shell command (``bash``, ``sh``,
    ``shell``, ``console``), a program's output (``text``), a ``mermaid`` diagram, or consists
@@ -17,10 +17,12 @@ Three rules, run by ``nox -s docs`` before the build and by ``course/tests/test_
    ``checkpoints/catalog.py`` in order, as ``NN title: checkpoints/NN_slug.md``; every lesson page
    belongs to a checkpoint; every nav title has a translation for each extra language; and each
    language's home page links every checkpoint.
-4. Derived lists. README's checkpoint map and roadmap sentence, the nav and the forward
-   references on the pages are what ``python checkpoints/catalog.py --write`` writes
-   (``authoring/derived.py``); every file a manifest names exists; and the promises pages make
-   about later checkpoints are recorded and reviewed (``docs_tools/promises.py``).
+4. Derived lists (``authoring/checks.py``). README's checkpoint map and roadmap sentence, the
+   nav and the forward references on the pages are what ``python checkpoints/catalog.py
+   --write`` writes; every file a manifest names exists; and the promises pages make about
+   later checkpoints are recorded and reviewed (``docs_tools/promises.py``).
+5. Pinned messages (``docs_tools/pinned_messages.py``). Every message a lab's tests pin is
+   stated in full on that lab's section of the English page.
 
 Only the standard library is used (mkdocs.yml is read line by line, not with a YAML parser), so
 the check runs anywhere the tests run.
@@ -39,10 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script, the repository root is not importable yet
     sys.path.insert(0, str(ROOT))
 
-from authoring.derived import WRITE_COMMAND, stale_files  # noqa: E402
-from checkpoints.catalog import Checkpoint, file_problems, load_catalog  # noqa: E402
+from authoring.checks import derived_problems, promises_to_review  # noqa: E402
+from authoring.derived import WRITE_COMMAND  # noqa: E402
+from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
 from docs_tools.pinned_messages import pinned_message_problems  # noqa: E402
-from docs_tools.promises import promise_report  # noqa: E402
 
 __all__ = [
     "LITERAL_LANGUAGES",
@@ -354,15 +356,9 @@ def all_problems(root: Path = ROOT) -> list[str]:
     for page in sorted((root / "docs").rglob("*.md")):
         problems.extend(snippet_problems(page, root))
         problems.extend(translation_problems(page, root))
-    catalog = load_catalog(root / "checkpoints")
-    problems.extend(navigation_problems(catalog, root / "mkdocs.yml", root / "docs"))
-    problems.extend(file_problems(catalog, root))
-    problems.extend(
-        f"{path} is out of step with the manifests: run `{WRITE_COMMAND}` (nox -s catalog)"
-        for path in stale_files(root)
-    )
-    problems.extend(promise_report(root, catalog).problems)
-    problems.extend(pinned_message_problems(root))  # rule 4: docs_tools/pinned_messages.py
+    problems.extend(derived_problems(root))  # rule 4: authoring/checks.py
+    problems.extend(navigation_problems(load_catalog(), root / "mkdocs.yml", root / "docs"))
+    problems.extend(pinned_message_problems(root))  # rule 5: docs_tools/pinned_messages.py
     return problems
 
 
@@ -371,7 +367,7 @@ def main() -> int:
     problems = all_problems()
     for problem in problems:
         print(problem, file=sys.stderr)
-    for promise in promise_report(ROOT, load_catalog()).to_review:
+    for promise in promises_to_review(ROOT):
         print(f"to review (the page is a draft): {promise}")
     pages = len(list(DOCS.rglob("*.md")))
     print(f"check_docs: {pages} pages checked, {len(problems)} problems")

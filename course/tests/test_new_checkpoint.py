@@ -23,7 +23,6 @@ from authoring import new_checkpoint
 from authoring.derived import stale_files
 from authoring.new_checkpoint import NewCheckpointError, create_checkpoint, main
 from checkpoints.catalog import file_problems, load_catalog
-from docs_tools.check_docs import all_problems
 from docs_tools.promises import promise_report
 from practice.scaffold import make_practice_folder
 from practice.tests.scaffold_runs import run_focused_tests
@@ -87,12 +86,23 @@ def test_readme_nav_and_forward_links_are_regenerated(course: Path) -> None:
     assert "not yet published" not in page
 
 
-def test_the_docs_checks_pass_and_list_the_promises_to_review(course: Path) -> None:
-    assert all_problems(course) == []
-    report = promise_report(course, load_catalog(course / "checkpoints"))
-    assert report.problems == ()
-    assert len(report.to_review) == 11
-    assert report.to_review[0].startswith("checkpoint 07: docs/checkpoints/01_protocol.md ")
+def test_the_docs_check_passes_and_lists_the_promises_to_review(course: Path) -> None:
+    # The script itself, as `nox -s docs` runs it before building, on the copy.
+    completed = subprocess.run(
+        [sys.executable, "docs_tools/check_docs.py"],
+        cwd=course,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (completed.returncode, completed.stderr) == (0, "")
+    lines = completed.stdout.splitlines()
+    assert lines[-1] == "check_docs: 15 pages checked, 0 problems"
+    assert len(lines) == 12
+    assert lines[0].startswith(
+        "to review (the page is a draft): checkpoint 07: docs/checkpoints/01_protocol.md promises"
+    )
 
 
 def test_once_the_draft_box_is_gone_each_promise_must_be_reviewed(course: Path) -> None:
