@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from authoring.derived import (
+    DerivedFileError,
     PlannedCheckpoint,
     load_roadmap,
     write_atomically,
@@ -134,9 +135,13 @@ def create_checkpoint(
 ) -> tuple[list[str], tuple[str, ...]]:
     """Write a new checkpoint into ``root``; return the files written and the notes."""
     plan = plan_checkpoint(root, number, slug, title, module)
-    for path in plan.created:
-        if path.exists():  # checked again just before writing: nothing is ever overwritten
-            raise NewCheckpointError(f"{path.relative_to(root)} exists already; nothing written")
+    folder = next(iter(plan.created)).parent
+    for path in [folder, *plan.created]:
+        if path.exists():  # checked just before writing: nothing is ever overwritten
+            raise NewCheckpointError(
+                f"{path.relative_to(root).as_posix()} exists already; remove it or choose "
+                "another slug (nothing was written)"
+            )
     # The derived lists may touch README, the nav and any page: keep each one to put it back.
     kept = {
         path: path.read_text(encoding="utf-8")
@@ -144,7 +149,6 @@ def create_checkpoint(
         if path.is_file()
     }
     made: list[Path] = []
-    folder = next(iter(plan.created)).parent
     try:
         folder.mkdir()
         for path, text in plan.created.items():
@@ -171,7 +175,7 @@ def main(argv: Sequence[str], root: Path = ROOT) -> int:
     try:
         number, slug, title, module = _parse(list(argv))
         written, notes = create_checkpoint(root, number, slug, title, module)
-    except NewCheckpointError as exc:
+    except (NewCheckpointError, ManifestError, DerivedFileError) as exc:
         print(f"{exc}\n{USAGE}", file=sys.stderr)
         return 2
     print(f"checkpoint {number} started; written:")

@@ -225,6 +225,22 @@ def test_a_bad_request_is_refused_with_a_message_and_writes_nothing(
     assert snapshot(course) == before
 
 
+def test_a_leftover_folder_is_refused_and_kept(
+    course: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    leftover = course / "checkpoints/08_coding_tools"
+    leftover.mkdir()
+    try:
+        before = snapshot(course)
+        assert main(["08", "coding_tools"], root=course) == 2
+        assert snapshot(course) == before
+    finally:
+        leftover.rmdir()
+    assert capsys.readouterr().err.startswith(
+        "checkpoints/08_coding_tools exists already; remove it or choose another slug"
+    )
+
+
 def test_a_failure_half_way_puts_every_file_back(
     course: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
