@@ -98,6 +98,7 @@ def plan_checkpoint(
         "title_toml": json.dumps(title, ensure_ascii=False),
         "title_vi": title_vi,
         "prerequisite": previous.number,
+        "sections_vi": _untranslated_sections(),
         "prerequisite_title": previous.title,
         "prerequisite_page": f"{previous.name}.md",
         "next_en": _next_line(following, vietnamese=False),
@@ -248,6 +249,17 @@ def _check_names(root: Path, catalog: tuple[Checkpoint, ...], slug: str, module:
             f"course/src/{module}.py exists already{whose}: a module belongs to one checkpoint; "
             "choose another slug or pass --module NAME"
         )
+
+
+def _untranslated_sections() -> str:
+    """The Vietnamese page's sections before Next checkpoint, titled as the glossary says."""
+    # The glossary is the one list of the Vietnamese section titles (docs_tools/translations.py
+    # holds every page to it); the placeholder records no source hash, so the site shows its
+    # "not translated yet" notice until a translation is stamped.
+    from docs_tools.translations import load_glossary
+
+    sections = [s for s in load_glossary().sections if s.anchor != "next-checkpoint"]
+    return "".join(f"## {s.vi} {{ #{s.anchor} }}\n\n*Chưa dịch.*\n\n" for s in sections)
 
 
 def _render(template: str, values: dict[str, str]) -> str:

@@ -1,6 +1,6 @@
 """Check that the site cannot drift from the code and the manifests it describes.
 
-Three rules, run by ``nox -s docs`` before the build and by ``course/tests/test_docs.py``:
+Five rules, run by ``nox -s docs`` before the build and by ``course/tests/test_docs.py``:
 
 1. Snippets. Every fenced code block on a page is either a shell command (``bash``, ``sh``,
    ``shell``, ``console``), a program's output (``text``), a ``mermaid`` diagram, or consists
@@ -21,6 +21,8 @@ Three rules, run by ``nox -s docs`` before the build and by ``course/tests/test_
    nav and the forward references on the pages are what ``python checkpoints/catalog.py
    --write`` writes; every file a manifest names exists; and the promises pages make about
    later checkpoints are recorded and reviewed (``docs_tools/promises.py``).
+5. Pinned messages (``docs_tools/pinned_messages.py``). Every message a lab's tests pin is
+   stated in full on that lab's section of the English page.
 
 Only the standard library is used (mkdocs.yml is read line by line, not with a YAML parser), so
 the check runs anywhere the tests run.
@@ -358,7 +360,7 @@ def all_problems(root: Path = ROOT) -> list[str]:
     problems.extend(derived_problems(root))  # rule 4: authoring/checks.py
     problems.extend(navigation_problems(load_catalog(), root / "mkdocs.yml", root / "docs"))
     problems.extend(translation_check(root))  # glossary (fatal); prints stale translations
-    problems.extend(pinned_message_problems(root))  # rule 4: docs_tools/pinned_messages.py
+    problems.extend(pinned_message_problems(root))  # rule 5: docs_tools/pinned_messages.py
     return problems
 
 

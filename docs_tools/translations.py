@@ -242,8 +242,10 @@ def status_of(english: Path, locale: str = LOCALE) -> Status:
     translation = translation_of(english, locale)
     if not translation.is_file():
         return Status.MISSING
-    expected = source_hash(english.read_text(encoding="utf-8"))
-    if recorded_hash(translation.read_text(encoding="utf-8")) != expected:
+    recorded = recorded_hash(translation.read_text(encoding="utf-8"))
+    if recorded is None:  # a placeholder: nothing has been translated from the English yet
+        return Status.MISSING
+    if recorded != source_hash(english.read_text(encoding="utf-8")):
         return Status.OUTDATED
     return Status.UP_TO_DATE
 

@@ -62,6 +62,7 @@ import bisect
 import json
 import sys
 import weakref
+from collections.abc import Callable
 from typing import Final, cast
 
 from harness.abort import AbortSignal
@@ -338,7 +339,11 @@ def _written_length(text: str) -> int:
 
 # --8<-- [start:execute]
 async def execute_tool_call(
-    registry: ToolRegistry, call: object, signal: AbortSignal
+    registry: ToolRegistry,
+    call: object,
+    signal: AbortSignal,
+    *,
+    on_progress: Callable[[object], None] | None = None,
 ) -> ToolResultMessage:
     """Execute one proposed call and return its result, linked to the call.
 
@@ -347,7 +352,8 @@ async def execute_tool_call(
     raises CancelledError if the caller's task is cancelled; re-raises a genuine
     NonRecoverableToolError; raises ToolContractError(INVALID_TOOL_CALL) for a malformed call,
     TypeError for a registry or a signal of the wrong type, and RuntimeError outside a running
-    asyncio event loop.
+    asyncio event loop. ``on_progress`` (checkpoint 07) receives what the tool passes to
+    ``context.report_progress``.
     """
     # BEGIN LAB 6.4
     if type(registry) is not ToolRegistry:
@@ -363,7 +369,7 @@ async def execute_tool_call(
             raise _RecoverableToolError(TOOL_NOT_FOUND, f"tool {name!r} is not registered")
         value = _validate(definition, arguments)  # 4. decide, before any effect
         signal.raise_if_aborted()
-        context = ToolContext(signal=signal, tool_call_id=call_id)
+        context = ToolContext(signal=signal, tool_call_id=call_id, on_progress=on_progress)
         output = await _execute(definition, value, context)  # 5. run, racing the signal
         content, is_error = _serialize(output), False  # 6. bounded, deterministic text
     except _RecoverableToolError as failure:

@@ -82,6 +82,8 @@ class ToolContext:
 
     signal: AbortSignal  # the run's signal: check it, or pass it on, to stop early
     tool_call_id: str  # the id of the call being executed
+    # Checkpoint 07: where report_progress sends its data; None (06 alone): nobody listens.
+    on_progress: Callable[[object], None] | None = None
 
     def __post_init__(self) -> None:
         if type(self.signal) is not AbortSignal:
@@ -90,6 +92,19 @@ class ToolContext:
             )
         if type(self.tool_call_id) is not str or not self.tool_call_id:
             raise TypeError("ToolContext.tool_call_id must be a non-empty str")
+        if self.on_progress is not None and not callable(self.on_progress):
+            raise TypeError(
+                "ToolContext.on_progress must be callable or None, "
+                f"got {type_name(self.on_progress)}"
+            )
+
+    def report_progress(self, data: object) -> None:
+        """Tell the agent loop how the call is going; do nothing if nobody listens (06 alone).
+
+        Never raises into the tool: the loop ignores data it cannot write, or a late report.
+        """
+        if self.on_progress is not None:
+            self.on_progress(data)
 
 
 Validate: TypeAlias = Callable[[object], object]

@@ -208,10 +208,12 @@ def test_an_up_to_date_translation_is_not_reported(
     assert capsys.readouterr().out == ""
 
 
-def test_a_translation_that_records_no_hash_is_outdated(docs: Path) -> None:
+def test_a_translation_that_records_no_hash_is_a_placeholder_not_yet_translated(
+    docs: Path,
+) -> None:
     (docs / "checkpoints" / "01_protocol.vi.md").write_text("# 01\n", encoding="utf-8")
 
-    assert status_of(docs / "checkpoints" / "01_protocol.md") is Status.OUTDATED
+    assert status_of(docs / "checkpoints" / "01_protocol.md") is Status.MISSING
 
 
 def test_editing_the_english_page_makes_the_translation_outdated_until_stamped(
