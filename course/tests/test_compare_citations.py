@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from docs_tools.promises import DRAFT_NOTICE
+
 ROOT = Path(__file__).resolve().parents[2]
 COMPARE = ROOT / "compare"
 PAGES = sorted((ROOT / "docs" / "checkpoints").glob("*.md"))
@@ -72,9 +74,14 @@ ENGLISH_PAGES = [page for page in PAGES if not page.name.endswith(".vi.md")]
 
 @pytest.mark.parametrize("page", ENGLISH_PAGES, ids=lambda page: page.name)
 def test_every_comparison_section_cites_a_probe(page: Path) -> None:
-    section = compare_section(page.read_text(encoding="utf-8"))
+    text = page.read_text(encoding="utf-8")
+    section = compare_section(text)
     if not section:
         pytest.skip(f"{page.name} has no comparison section")
+    if DRAFT_NOTICE in text:
+        # A draft may say its comparison is not written yet; it may not claim anything unprobed,
+        # which review of the draft checks. The box comes off only once this test passes.
+        pytest.skip(f"{page.name} is a draft (its 'Draft' box is still on the page)")
     assert CITATION.search(section), (
         f"{page.relative_to(ROOT)}: its comparison section cites no probe; back each claim with "
         "a test in compare/ and cite it as (probe: `compare/test_NN_....py::test_...`)"

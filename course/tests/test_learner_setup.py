@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from docs_tools.translations import recorded_hash
+
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CI_RUN = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
@@ -99,8 +101,13 @@ def _failure_experiments() -> list[tuple[str, str]]:
     found = []
     for page in pages:
         text = page.read_text(encoding="utf-8")
+        if page.name.endswith(".vi.md") and recorded_hash(text) is None:
+            continue  # a placeholder, not translated yet: the English page says it
+        # Found by its anchor, which every language keeps, rather than by its title.
         section = re.search(
-            r"^## (Failure experiment|Thí nghiệm làm hỏng)\b.*?(?=^## |\Z)", text, re.M | re.S
+            r"^## (Failure experiment\b|[^\n]*\{ #failure-experiment \}).*?(?=^## |\Z)",
+            text,
+            re.M | re.S,
         )
         assert section is not None, f"{page.name} has no failure experiment section"
         found.append((page.name, section[0]))
