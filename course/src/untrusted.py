@@ -53,7 +53,7 @@ def class_attribute(cls: type, name: str) -> object | None:
 
 
 def own_attributes(value: object) -> dict[str, object] | None:
-    """Return the instance ``__dict__`` of ``value``, or None if it has no plain one."""
+    """Return the instance ``__dict__`` of ``value`` if it is an exact ``dict``, else None."""
     # BEGIN LAB 6.6
     # vars(value) would look `__dict__` up on the object, and a class may answer with a
     # property. Here we fetch the slot from the class namespaces and accept it only if it is the
