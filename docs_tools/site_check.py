@@ -236,7 +236,7 @@ def site_pages(site: Path, docs: Path = DOCS) -> dict[str, int]:
         pages[_url_of(html.relative_to(site))] = count
     for source in sorted(docs.rglob("*.md")):
         if _MERMAID_FENCE.search(source.read_text(encoding="utf-8")):
-            for url in _built_urls(source.relative_to(docs)):
+            for url in _built_urls(source.relative_to(docs), docs):
                 if pages.get(url, 0) == 0:
                     pages[url] = -1
     return pages
@@ -248,15 +248,21 @@ def _url_of(relative_html: Path) -> str:
     return "/" + "".join(f"{part}/" for part in relative_html.parts[:-1])
 
 
-def _built_urls(relative_md: Path) -> Iterator[str]:
-    """Yield the URLs a source page builds to: every language, translated or falling back."""
+def _built_urls(relative_md: Path, docs: Path = DOCS) -> Iterator[str]:
+    """Yield the URLs a source page builds to: its own language, and where it is the fallback."""
     stem = relative_md.with_suffix("")
     language = stem.suffix.lstrip(".")
     if language in LANGUAGES:
         stem = stem.with_suffix("")
         languages: tuple[str, ...] = (language,)
     else:
-        languages = LANGUAGES  # an English page is also the fallback of every other language
+        # An English page is also the fallback of every language that has no page of its own
+        # (a placeholder translation, say, is built instead of it).
+        languages = tuple(
+            code
+            for code in LANGUAGES
+            if code == LANGUAGES[0] or not (docs / f"{stem}.{code}.md").is_file()
+        )
     parts = stem.parts[:-1] if stem.name == "index" else stem.parts
     path = "".join(f"{part}/" for part in parts)
     for code in languages:

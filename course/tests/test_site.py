@@ -326,3 +326,22 @@ def test_the_search_box_normalises_tone_marks_as_the_index_does(
     in_browser = page.evaluate("(words) => words.map(normaliseTones)", WORDS)
 
     assert in_browser == [normalise_tones(word) for word in WORDS]
+
+
+def test_a_page_with_a_translation_of_its_own_is_not_that_language_s_fallback(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("playwright", reason="needs the playwright package (nox -s docs_check)")
+    site_check = importlib.import_module("docs_tools.site_check")
+    (tmp_path / "checkpoints").mkdir()
+    (tmp_path / "checkpoints" / "07_loop.md").write_text("# 07\n", encoding="utf-8")
+    (tmp_path / "checkpoints" / "08_tools.md").write_text("# 08\n", encoding="utf-8")
+    (tmp_path / "checkpoints" / "07_loop.vi.md").write_text("# 07\n", encoding="utf-8")
+
+    def urls(page: str) -> list[str]:
+        return list(site_check._built_urls(Path("checkpoints") / page, tmp_path))
+
+    # 07's Vietnamese page is built from 07_loop.vi.md (a placeholder, say), not from English.
+    assert urls("07_loop.md") == ["/checkpoints/07_loop/"]
+    assert urls("07_loop.vi.md") == ["/vi/checkpoints/07_loop/"]
+    assert urls("08_tools.md") == ["/checkpoints/08_tools/", "/vi/checkpoints/08_tools/"]
