@@ -36,6 +36,7 @@ __all__ = [
     "AbortError",
     "AbortSignal",
     "SignalState",
+    "reason_text",
 ]
 
 import asyncio
@@ -60,6 +61,16 @@ class AbortError(Exception):
     def __init__(self, reason: object = "aborted") -> None:
         super().__init__(reason)
         self.reason = reason  # what the caller of abort() gave, or "aborted"
+
+
+def reason_text(reason: object) -> str:
+    """Describe an abort reason as text without running its code: str as is, else its type."""
+    # An abort reason is whatever the caller of abort() gave: its __str__ is foreign code.
+    if type(reason) is str:
+        return reason
+    if type(reason) is AbortError and type(reason.reason) is str:
+        return reason.reason
+    return type_name(reason)
 
 
 # --8<-- [start:signal-state]

@@ -58,7 +58,7 @@ import asyncio
 from collections.abc import Iterable, Mapping
 from typing import Final, Protocol
 
-from harness.abort import AbortError, AbortSignal
+from harness.abort import AbortSignal, reason_text
 from harness.event_stream import EventStream
 from harness.loop_events import (
     AgentEvent,
@@ -267,21 +267,12 @@ class _Run:
     def _aborted(self) -> LoopAborted:
         """Return the LoopAborted of this run, with the signal's reason as text."""
         return LoopAborted(
-            transcript=self._final(), turns=self.turns, reason=_reason_text(self.signal.reason)
+            transcript=self._final(), turns=self.turns, reason=reason_text(self.signal.reason)
         )
 
     def _final(self) -> tuple[Message, ...]:
         """Return the transcript as it stands: the input, then everything appended."""
         return tuple(self.transcript)
-
-
-def _reason_text(reason: object) -> str:
-    """Describe an abort reason without running its code: a str as is, else its type's name."""
-    if type(reason) is str:
-        return reason
-    if type(reason) is AbortError and type(reason.reason) is str:
-        return reason.reason
-    return type_name(reason)
 
 
 def _require_event_stream(answer: object) -> None:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, TypeAlias, cast
 
-from harness.abort import AbortController, AbortError, AbortSignal
+from harness.abort import AbortController, AbortSignal, reason_text
 from harness.event_stream import EventStream, StreamState
 from harness.protocol import (
     AssistantMessage,
@@ -184,15 +184,6 @@ def _exact_sequence(field: str, value: object) -> tuple[object, ...]:
     return tuple(cast("list[object] | tuple[object, ...]", value))
 
 
-def _abort_text(reason: object) -> str:
-    """Describe an abort reason as text without running its code: str as is, else its type."""
-    if type(reason) is str:
-        return reason
-    if type(reason) is AbortError and type(reason.reason) is str:
-        return reason.reason
-    return type_name(reason)
-
-
 def _check_entry(index: int, entry: object) -> ScriptEntry:
     """Accept a ScriptedResponse or a callable factory; refuse anything else."""
     if type(entry) is ScriptedResponse or (callable(entry) and not inspect.isclass(entry)):
@@ -257,7 +248,7 @@ class ScriptedModel:
         signal = AbortController().signal if signal is None else signal
         stream: EventStream[StreamEvent, StreamResult] = EventStream()
         if signal.aborted:
-            stream.end(StreamAborted(reason=_abort_text(signal.reason)))
+            stream.end(StreamAborted(reason=reason_text(signal.reason)))
             return stream
         response = self._next_response(request)
         producer = asyncio.get_running_loop().create_task(self._produce(response, stream, signal))
@@ -312,7 +303,7 @@ class ScriptedModel:
                     self._on_chunk(index, event)
                 await asyncio.sleep(0)  # let the consumer run between chunks, as with a network
             if signal.aborted:
-                stream.end(StreamAborted(reason=_abort_text(signal.reason)))
+                stream.end(StreamAborted(reason=reason_text(signal.reason)))
             else:
                 stream.end(response.result)
         except Exception as exc:  # only on_chunk can raise here: a bug in the test's hook
