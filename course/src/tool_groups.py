@@ -2,10 +2,11 @@
 
 Theory of operation
 -------------------
-The host, never the model, decides how a tool may run: a ``ToolPolicy`` per tool name. A call
-is *concurrency-safe* only if its tool's policy says ``concurrency_safe=True`` (the literal);
-every other call is *exclusive*. ``partition_calls`` cuts the calls, in call order, into groups:
-a maximal run of consecutive safe calls is one group, each exclusive call a group of its own::
+The host, never the model, decides how a tool may run: a ``ToolPolicy`` per tool name
+(``harness.loop_inputs``). A call is *concurrency-safe* only if its tool's policy says
+``concurrency_safe=True`` (the literal); every other call is *exclusive*. ``partition_calls``
+cuts the calls, in call order, into groups: a maximal run of consecutive safe calls is one
+group, each exclusive call a group of its own::
 
     calls:   read_a  read_b  write  read_c        (read_* safe, write exclusive)
     groups:  [read_a, read_b]  [write]  [read_c]
