@@ -30,7 +30,7 @@ from __future__ import annotations
 __all__ = [
     "CANCEL_RETRY",
     "CallGroups",
-    "error_result",
+    "error_result",  # lives in loop_events; still importable here, where the tests import it
     "partition_calls",
 ]
 
