@@ -2,9 +2,9 @@
 
 Theory of operation
 -------------------
-``run_agent_loop`` checks its arguments and the transcript, snapshots the registry, and starts
-one *driver* task; it returns an ``AgentRun``, the ``EventStream`` the driver writes to. The run
-is a sequence of turns::
+``run_agent_loop`` checks its arguments and the transcript (``harness.loop_inputs``), snapshots
+the registry, and starts one *driver* task; it returns an ``AgentRun``, the ``EventStream`` the
+driver writes to. The run is a sequence of turns::
 
     turn_start -> ask the model (model_event ...) -> append the assistant message
                -> run its calls, group by group -> append one result per call, in call order
@@ -56,11 +56,13 @@ __all__ = [
 
 import asyncio
 from collections.abc import Iterable, Mapping
-from typing import Final, Protocol
+from typing import Final
 
 from harness.abort import AbortSignal, reason_text
-from harness.event_stream import EventStream
 from harness.loop_events import (
+    TOOL_CALL_ABORTED,
+    TOOL_CALL_SKIPPED,
+    TOOL_TIMED_OUT,
     AgentEvent,
     AgentRun,
     LoopAborted,
@@ -78,47 +80,24 @@ from harness.loop_events import (
     TurnStart,
     replay_transcript,
 )
-from harness.messages import PendingToolCallsError, TranscriptLinkError, pending_tool_calls
-from harness.protocol import (
-    AssistantMessage,
-    Message,
-    StreamAborted,
-    StreamDone,
-    StreamEvent,
-    StreamFailed,
-    StreamResult,
-    TextDelta,
-    ToolCallEvent,
-    ToolResultMessage,
-    UserMessage,
-)
-from harness.tool import ToolRegistry, ToolSpec
-from harness.tool_groups import (
-    TOOL_CALL_ABORTED,
-    TOOL_CALL_SKIPPED,
-    TOOL_TIMED_OUT,
-    CallGroups,
+from harness.loop_inputs import (
+    Model,
     ToolPolicy,
-    partition_calls,
+    checked_policies,
+    checked_transcript,
+    refuse_stream_end,
+    require_count,
+    require_event_stream,
+    require_stream_event,
 )
+from harness.messages import PendingToolCallsError, TranscriptLinkError, pending_tool_calls
+from harness.protocol import AssistantMessage, Message, StreamAborted, StreamDone, StreamFailed
+from harness.tool import ToolRegistry
+from harness.tool_groups import CallGroups, partition_calls
 from harness.untrusted import class_attribute, type_name
 
 # The code of a LoopModelFailed whose assistant message would break the transcript.
 INVALID_ASSISTANT_MESSAGE: Final = "INVALID_ASSISTANT_MESSAGE"
-
-# ---------------------------------------------------------------------------------------------
-# What the loop talks to, and what it reports.
-# ---------------------------------------------------------------------------------------------
-
-
-class Model(Protocol):
-    """Anything with ScriptedModel's ``stream``: checkpoint 04's script, checkpoint 05's adapter."""
-
-    def stream(
-        self, messages: tuple[Message, ...], *, tools: tuple[ToolSpec, ...], signal: AbortSignal
-    ) -> EventStream[StreamEvent, StreamResult]:
-        """Start answering ``messages``; ``tools`` are what the model may call."""
-
 
 # ---------------------------------------------------------------------------------------------
 # Lab 7.1: the turns. The driver owns the transcript and numbers every event.
@@ -225,9 +204,9 @@ class _Run:
         """Ask the model, forwarding its events; return its message, or how the run ends."""
         # BEGIN LAB 7.1
         answer = self.model.stream(tuple(self.transcript), tools=self.tools, signal=self.signal)
-        _require_event_stream(answer)
+        require_event_stream(answer)
         async for event in answer:
-            _require_stream_event(event)
+            require_stream_event(event)
             self.push(ModelEvent(seq=self.next_seq(), turn=turn, event=event))
         ending: object = await answer.result()
         if self.signal.aborted:  # a model that ignored the signal: its answer is dropped
@@ -246,9 +225,7 @@ class _Run:
             case StreamAborted(reason=reason):
                 return LoopAborted(transcript=self._final(), turns=self.turns, reason=reason)
             case _:
-                raise TypeError(
-                    f"the model's stream must end with a StreamResult, got {type_name(ending)}"
-                )
+                refuse_stream_end(ending)
         # END LAB 7.1
 
     # --8<-- [end:drive]
@@ -273,22 +250,6 @@ class _Run:
     def _final(self) -> tuple[Message, ...]:
         """Return the transcript as it stands: the input, then everything appended."""
         return tuple(self.transcript)
-
-
-def _require_event_stream(answer: object) -> None:
-    """Refuse a model whose stream() did not return an EventStream: a bug in the model."""
-    # BEGIN LAB 7.1
-    if not isinstance(answer, EventStream):
-        raise TypeError(f"model.stream() must return an EventStream, got {type_name(answer)}")
-    # END LAB 7.1
-
-
-def _require_stream_event(event: object) -> None:
-    """Refuse an event that is not a StreamEvent: a bug in the model."""
-    # BEGIN LAB 7.1
-    if type(event) is not TextDelta and type(event) is not ToolCallEvent:
-        raise TypeError(f"the model's stream must carry StreamEvents, got {type_name(event)}")
-    # END LAB 7.1
 
 
 # ---------------------------------------------------------------------------------------------
@@ -322,12 +283,12 @@ def run_agent_loop(  # noqa: PLR0913  the contract's signature: four are keyword
         raise TypeError(f"registry must be a ToolRegistry, got {type_name(registry)}")
     if type(signal) is not AbortSignal:
         raise TypeError(f"signal must be an AbortSignal, got {type_name(signal)}")
-    _require_count("max_turns", max_turns)
-    _require_count("max_concurrency", max_concurrency)
-    messages = _checked_transcript(transcript)
+    require_count("max_turns", max_turns)
+    require_count("max_concurrency", max_concurrency)
+    messages = checked_transcript(transcript)
     calls = CallGroups(
         registry=registry.snapshot(),  # a tool registered later is neither offered nor run
-        policies=_checked_policies(policies),
+        policies=checked_policies(policies),
         signal=signal,
         max_concurrency=max_concurrency,
     )
@@ -338,52 +299,3 @@ def run_agent_loop(  # noqa: PLR0913  the contract's signature: four are keyword
 
 
 # --8<-- [end:entry]
-
-
-# BEGIN LAB 7.1
-def _require_count(name: str, value: object) -> None:
-    """Refuse anything but an int of at least 1 (a bool is not a count)."""
-    if type(value) is not int:
-        raise TypeError(f"{name} must be an int, got {type_name(value)}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-
-
-def _checked_transcript(transcript: Iterable[Message]) -> tuple[Message, ...]:
-    """Copy the transcript and check it: messages, linked, with no call left unanswered."""
-    try:
-        messages = tuple(transcript)
-    except TypeError as exc:
-        raise TypeError(
-            f"transcript must be an iterable of messages, got {type_name(transcript)}"
-        ) from exc
-    for index, message in enumerate(messages):
-        if type(message) not in (UserMessage, AssistantMessage, ToolResultMessage):
-            raise TypeError(f"transcript[{index}] must be a Message, got {type_name(message)}")
-    pending = pending_tool_calls(messages)  # the 03 errors of a broken transcript
-    if pending:
-        waiting = ", ".join(repr(call.id) for call in pending)
-        raise PendingToolCallsError(
-            f"the transcript ends with unanswered tool calls {waiting}; "
-            "append their results before running the loop"
-        )
-    return messages
-
-
-def _checked_policies(policies: Mapping[str, ToolPolicy] | None) -> dict[str, ToolPolicy]:
-    """Copy the host's policies, refusing anything but str names mapped to ToolPolicy records."""
-    if policies is None:
-        return {}
-    if not isinstance(policies, Mapping):
-        raise TypeError(f"policies must be a mapping or None, got {type_name(policies)}")
-    copied: dict[str, ToolPolicy] = {}
-    for name, policy in dict(policies).items():
-        if type(name) is not str:
-            raise TypeError(f"policies keys must be tool names (str), got {type_name(name)}")
-        if type(policy) is not ToolPolicy:
-            raise TypeError(f"policies[{name!r}] must be a ToolPolicy, got {type_name(policy)}")
-        copied[name] = policy
-    return copied
-
-
-# END LAB 7.1

@@ -1,16 +1,22 @@
 """The records of one agent run: its events, numbered by ``seq``, and its typed results.
 
 Every event is a frozen record with a ``kind`` tag first and a ``seq``: 0 for the first event of
-a run, then one more for each. ``AgentEvent`` is their union and ``LoopResult`` the union of the
-five ways a run ends. ``AgentRun`` is the stream a run returns: its ``result()`` returns the
-LoopResult, or raises the bug that ended the run (``harness.agent_loop`` says when).
+a run, then one more for each. ``AgentEvent`` is their union. ``error_result`` writes the results
+the loop gives a call itself (``TOOL_TIMED_OUT``, ``TOOL_CALL_ABORTED``, ``TOOL_CALL_SKIPPED``);
+``LoopResult`` is the union of the five ways a run ends. ``AgentRun`` is the stream a run
+returns: its ``result()`` returns the LoopResult, or raises the bug that ended the run
+(``harness.agent_loop`` says when).
 """
 
 from __future__ import annotations
 
 __all__ = [
+    "TOOL_CALL_ABORTED",
+    "TOOL_CALL_SKIPPED",
+    "TOOL_TIMED_OUT",
     "AgentEvent",
     "AgentRun",
+    "EventSink",
     "LoopAborted",
     "LoopCompleted",
     "LoopModelFailed",
@@ -24,17 +30,19 @@ __all__ = [
     "ToolStart",
     "TurnEnd",
     "TurnStart",
+    "error_result",
     "replay_transcript",
 ]
 
 import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal, TypeAlias
+from typing import Final, Literal, Protocol, TypeAlias
 
 from harness.event_stream import EventStream
 from harness.protocol import Message, StreamEvent, ToolCall, ToolResultMessage
 from harness.tool import NonRecoverableToolError
+from harness.tool_output import serialize_output
 
 
 # --8<-- [start:events]
@@ -68,6 +76,16 @@ class ToolEnd:
 
 
 # --8<-- [end:events]
+
+
+class EventSink(Protocol):
+    """Where the calls' events go: the run numbers them and pushes them on its stream."""
+
+    def next_seq(self) -> int:
+        """Return the seq of the next event."""
+
+    def push(self, event: ToolStart | ToolProgress | ToolEnd) -> None:
+        """Deliver one event."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -110,6 +128,29 @@ class TurnEnd:
 AgentEvent: TypeAlias = (
     TurnStart | ModelEvent | MessageAppended | ToolStart | ToolProgress | ToolEnd | TurnEnd
 )
+
+
+# --8<-- [start:codes]
+# The codes of the results the loop writes itself; 06's five codes still come from the tools.
+TOOL_TIMED_OUT: Final = "TOOL_TIMED_OUT"
+TOOL_CALL_ABORTED: Final = "TOOL_CALL_ABORTED"
+TOOL_CALL_SKIPPED: Final = "TOOL_CALL_SKIPPED"
+# --8<-- [end:codes]
+
+
+def error_result(call: ToolCall, code: str, message: str) -> ToolResultMessage:
+    """Return the error result the loop writes for ``call``: 06's ``{"error": ...}`` content."""
+    # BEGIN LAB 7.4
+    # The messages are the loop's own short, fixed texts: the content never reaches the cap.
+    content = serialize_output({"error": {"code": code, "message": message}})
+    return ToolResultMessage(
+        id=f"tool-result-{call.id}",
+        tool_call_id=call.id,
+        tool_name=call.name,
+        content=content,
+        is_error=True,
+    )
+    # END LAB 7.4
 
 
 # --8<-- [start:results]

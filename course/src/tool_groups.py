@@ -2,10 +2,11 @@
 
 Theory of operation
 -------------------
-The host, never the model, decides how a tool may run: a ``ToolPolicy`` per tool name. A call
-is *concurrency-safe* only if its tool's policy says ``concurrency_safe=True`` (the literal);
-every other call is *exclusive*. ``partition_calls`` cuts the calls, in call order, into groups:
-a maximal run of consecutive safe calls is one group, each exclusive call a group of its own::
+The host, never the model, decides how a tool may run: a ``ToolPolicy`` per tool name
+(``harness.loop_inputs``). A call is *concurrency-safe* only if its tool's policy says
+``concurrency_safe=True`` (the literal); every other call is *exclusive*. ``partition_calls``
+cuts the calls, in call order, into groups: a maximal run of consecutive safe calls is one
+group, each exclusive call a group of its own::
 
     calls:   read_a  read_b  write  read_c        (read_* safe, write exclusive)
     groups:  [read_a, read_b]  [write]  [read_c]
@@ -28,13 +29,8 @@ from __future__ import annotations
 
 __all__ = [
     "CANCEL_RETRY",
-    "TOOL_CALL_ABORTED",
-    "TOOL_CALL_SKIPPED",
-    "TOOL_TIMED_OUT",
     "CallGroups",
-    "EventSink",
-    "ToolPolicy",
-    "error_result",
+    "error_result",  # lives in loop_events; still importable here, where the tests import it
     "partition_calls",
 ]
 
@@ -43,65 +39,25 @@ import enum
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final, NoReturn, Protocol, cast
+from typing import Final, NoReturn, cast
 
 from harness.abort import AbortController, AbortError, AbortSignal
-from harness.loop_events import ToolEnd, ToolProgress, ToolStart
+from harness.loop_events import (
+    TOOL_CALL_ABORTED,
+    TOOL_CALL_SKIPPED,
+    TOOL_TIMED_OUT,
+    EventSink,
+    ToolEnd,
+    ToolProgress,
+    ToolStart,
+    error_result,
+)
+from harness.loop_inputs import ToolPolicy
 from harness.protocol import ToolCall, ToolResultMessage
 from harness.tool import NonRecoverableToolError, ToolRegistry, ToolSpec, execute_tool_call
 from harness.tool_output import ToolOutputError, serialize_output
-from harness.untrusted import type_name
-
-# --8<-- [start:codes]
-# The codes of the results the loop writes itself; 06's five codes still come from the tools.
-TOOL_TIMED_OUT: Final = "TOOL_TIMED_OUT"
-TOOL_CALL_ABORTED: Final = "TOOL_CALL_ABORTED"
-TOOL_CALL_SKIPPED: Final = "TOOL_CALL_SKIPPED"
-# --8<-- [end:codes]
 
 CANCEL_RETRY: Final = 0.01  # seconds between two cancellations of a tool that will not stop
-
-
-# --8<-- [start:policy]
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolPolicy:
-    """How the host lets one tool run; never shown to the model."""
-
-    concurrency_safe: bool = False  # True (the literal) lets its calls run beside others
-    timeout: float | None = None  # seconds; None: no timeout
-
-    def __post_init__(self) -> None:
-        # `is True`, not truthiness: 1, "yes" or an object with __bool__ must not opt a tool
-        # into running beside others by accident.
-        if type(self.concurrency_safe) is not bool:
-            raise TypeError(
-                "ToolPolicy.concurrency_safe must be True or False, "
-                f"got {type_name(self.concurrency_safe)}"
-            )
-        timeout = self.timeout
-        if timeout is None:
-            return
-        if type(timeout) is not float and type(timeout) is not int:
-            raise TypeError(
-                f"ToolPolicy.timeout must be a number of seconds, got {type_name(timeout)}"
-            )
-        if not 0 < timeout < float("inf"):
-            raise ValueError(
-                f"ToolPolicy.timeout must be a positive, finite number, got {timeout!r}"
-            )
-
-
-# --8<-- [end:policy]
-
-
-class EventSink(Protocol):
-    """Where the calls' events go: the run numbers them and pushes them on its stream."""
-
-    def next_seq(self) -> int:
-        """Return the seq of the next event."""
-
-    def push(self, event: ToolStart | ToolProgress | ToolEnd) -> None:
-        """Deliver one event."""
 
 
 # --8<-- [start:partition]
@@ -148,21 +104,6 @@ class _CallRun:
     started: float | None = None  # monotonic time of its tool_start; None iff not started
     result: ToolResultMessage | None = None  # not None iff its tool_end was emitted
     task: asyncio.Task[None] | None = None  # the task running it, once its group started
-
-
-def error_result(call: ToolCall, code: str, message: str) -> ToolResultMessage:
-    """Return the error result the loop writes for ``call``: 06's ``{"error": ...}`` content."""
-    # BEGIN LAB 7.4
-    # The messages are the loop's own short, fixed texts: the content never reaches the cap.
-    content = serialize_output({"error": {"code": code, "message": message}})
-    return ToolResultMessage(
-        id=f"tool-result-{call.id}",
-        tool_call_id=call.id,
-        tool_name=call.name,
-        content=content,
-        is_error=True,
-    )
-    # END LAB 7.4
 
 
 class CallGroups:
