@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 import pytest
-from agents import Agent, RunConfig, Runner, function_tool
+from agents import Agent, RunConfig, Runner, SQLiteSession, function_tool
 from agents.exceptions import UserError
 from agents.items import ToolCallOutputItem
 from agents.run_config import ToolExecutionConfig
@@ -110,9 +110,8 @@ async def test_openai_agents_runs_the_calls_of_one_response_concurrently() -> No
     assert capped.lines == ["start a", "end a", "start b", "end b"]
 
 
-async def test_openai_agents_cancelled_streamed_run_keeps_nothing_of_the_turn() -> None:
-    """Agents SDK: a streamed run cancelled mid-tool keeps nothing of the turn, no result at all."""
-    started = asyncio.Event()
+def interrupted_agent(started: asyncio.Event) -> Agent[Any]:
+    """An agent whose one response calls `fast`, which returns, and `slow`, which never does."""
 
     async def fast(x: int) -> int:
         return x
@@ -131,8 +130,14 @@ async def test_openai_agents_cancelled_streamed_run_keeps_nothing_of_the_turn() 
             [assistant_message("done")],
         ]
     )
-    agent = Agent(name="probe", model=model, tools=[function_tool(fast), function_tool(slow)])
-    result = Runner.run_streamed(agent, "go")
+    return Agent(name="probe", model=model, tools=[function_tool(fast), function_tool(slow)])
+
+
+async def test_openai_agents_cancelled_run_keeps_nothing_of_the_turn() -> None:
+    """Agents SDK: a run cancelled mid-tool keeps nothing of the turn, in its items or session."""
+    started = asyncio.Event()
+    session = SQLiteSession("streamed")
+    result = Runner.run_streamed(interrupted_agent(started), "go", session=session)
 
     async def cancel_once_started() -> None:
         await started.wait()
@@ -144,6 +149,16 @@ async def test_openai_agents_cancelled_streamed_run_keeps_nothing_of_the_turn() 
     await canceller
     assert result.new_items == []
     assert result.to_input_list() == [{"content": "go", "role": "user"}]
+    assert await session.get_items() == [{"content": "go", "role": "user"}]
+
+    started = asyncio.Event()
+    session = SQLiteSession("run")
+    run = asyncio.create_task(Runner.run(interrupted_agent(started), "go", session=session))
+    await started.wait()
+    run.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    assert await session.get_items() == [{"content": "go", "role": "user"}]
 
 
 async def test_openai_agents_timeout_cancels_the_tool_and_tells_the_model() -> None:
