@@ -189,6 +189,51 @@ async def test_openai_agents_timeout_cancels_the_tool_and_tells_the_model() -> N
         function_tool(blocking, timeout=1)
 
 
+class Stubborn:
+    """A tool that swallows the first cancellation, then waits for ``release``."""
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+        self.swallowed = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def __call__(self, x: int) -> int:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.log.append("swallowed")
+            self.swallowed.set()
+        try:
+            await self.release.wait()
+        except asyncio.CancelledError:
+            self.log.append("cancelled again")
+            raise
+        self.log.append("released")
+        return x
+
+
+async def test_openai_agents_waits_for_a_tool_that_swallows_its_timeout() -> None:
+    """Agents SDK: a tool swallowing the timeout's cancellation holds the run; its value wins."""
+    tool = Stubborn()
+
+    async def stubborn(x: int) -> int:
+        return await tool(x)
+
+    model = ScriptedModel(
+        [[function_call("stubborn", '{"x": 1}', call_id="c1")], [assistant_message("ok")]]
+    )
+    agent = Agent(name="probe", model=model, tools=[function_tool(stubborn, timeout=0.05)])
+    run = asyncio.create_task(Runner.run(agent, "go"))
+    await tool.swallowed.wait()
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert not run.done()  # still waiting for the tool, long after its timeout
+    tool.release.set()
+    result = await run
+    assert [i.output for i in result.new_items if isinstance(i, ToolCallOutputItem)] == [1]
+    assert tool.log == ["swallowed", "released"]
+
+
 def test_openai_agents_has_no_per_tool_concurrency_switch() -> None:
     """Agents SDK: function_tool has no per-tool concurrency switch, only the run-wide cap."""
     words = ("sequential", "parallel", "concurren", "exclusive")
@@ -285,6 +330,23 @@ async def test_pydantic_ai_timeout_cancels_the_tool_and_asks_for_a_retry() -> No
     assert (call_id, outcome) == ("c1", "retried")
     assert "Timed out after 0.05 seconds." in text
     assert cancelled == [1]
+
+
+async def test_pydantic_ai_cancels_again_a_tool_that_swallows_its_timeout() -> None:
+    """Pydantic AI: a tool that swallows the timeout's cancellation is cancelled again and stops."""
+    tool = Stubborn()
+    agent = PydanticAgent(scripted([("stubborn", '{"x": 1}', "c1")]))
+
+    async def stubborn(x: int) -> int:
+        return await tool(x)
+
+    agent.tool_plain(timeout=0.05)(stubborn)
+    async with asyncio.timeout(PATIENCE):  # without the second cancellation: a clear failure
+        result = await agent.run("go")
+    ((call_id, outcome, text),) = tool_returns(result.all_messages())
+    assert (call_id, outcome) == ("c1", "retried")
+    assert "Timed out after 0.05 seconds." in text
+    assert tool.log == ["swallowed", "cancelled again"]
 
 
 async def test_pydantic_ai_cancelled_run_closes_unanswered_calls_as_interrupted() -> None:
