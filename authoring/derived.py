@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from checkpoints.catalog import Checkpoint, ManifestError, checkpoint_map, load_catalog
+from docs_tools.translations import stamp, up_to_date_translations
 
 __all__ = [
     "WRITE_COMMAND",
@@ -167,12 +168,19 @@ def stale_files(root: Path = ROOT) -> list[str]:
 
 
 def write_derived(root: Path = ROOT) -> list[str]:
-    """Rewrite every stale file, each atomically; return the ones written."""
+    """Rewrite every stale file, each atomically; return the ones written.
+
+    The derived lists are written in both languages alike, so a translation that was up to date
+    before is stamped again after (``docs_tools/translations.py``).
+    """
+    current = up_to_date_translations(root)
     written = []
     for path, (now, wanted) in derived_texts(root).items():
         if now != wanted:
             write_atomically(path, wanted)
             written.append(path.relative_to(root).as_posix())
+    for translation in current:
+        stamp(translation)
     return written
 
 

@@ -40,6 +40,7 @@ from authoring.derived import (
 )
 from checkpoints.catalog import Checkpoint, ManifestError, load_catalog
 from docs_tools.promises import load_promises
+from docs_tools.translations import stamp, up_to_date_translations
 
 __all__ = ["NewCheckpointError", "Plan", "create_checkpoint", "main", "plan_checkpoint"]
 
@@ -149,6 +150,8 @@ def create_checkpoint(
         for path in [root / "README.md", root / "mkdocs.yml", *(root / "docs").rglob("*.md")]
         if path.is_file()
     }
+    # The home pages get their row in both languages: a translation up to date now stays so.
+    current = up_to_date_translations(root)
     made: list[Path] = []
     try:
         folder.mkdir()
@@ -157,6 +160,8 @@ def create_checkpoint(
             made.append(path)
         for path, text in plan.changed.items():
             write_atomically(path, text)
+        for translation in current:
+            stamp(translation)
         derived = write_derived(root)
     except BaseException:
         for path in made:

@@ -49,6 +49,7 @@ __all__ = [
     "status_of",
     "status_reports",
     "translation_check",
+    "up_to_date_translations",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,6 +249,20 @@ def status_of(english: Path, locale: str = LOCALE) -> Status:
     if recorded != source_hash(english.read_text(encoding="utf-8")):
         return Status.OUTDATED
     return Status.UP_TO_DATE
+
+
+def up_to_date_translations(root: Path = ROOT, locale: str = LOCALE) -> list[Path]:
+    """Return the translations under ``root/docs`` that are up to date with their English page.
+
+    A tool that edits an English page and its translation alike (a generated table row, a
+    forward link) takes this list before it writes and stamps each of them after, so that its
+    own edit does not make a finished translation look older than its page.
+    """
+    return [
+        translation_of(english, locale)
+        for english in english_pages(root / "docs")
+        if status_of(english, locale) is Status.UP_TO_DATE
+    ]
 
 
 def english_pages(docs: Path) -> list[Path]:

@@ -482,7 +482,9 @@ The summary shows the first failure of each lab in full and every other failure 
 `nox -s checkpoint -- {number} -x` stops at the first failure, `--lab N.M` runs only the tests
 of one lab (give it again for more), and `-k WORD` runs only the tests whose names contain
 WORD. When every lab is `passing`, the checkpoint is done: compare your code with the
-reference in the course's `course/src`."""
+reference in the course's `course/src`. Then try the page's *Failure experiment*: this folder
+is not under git, so copy the file it edits aside first and copy it back afterwards, instead of
+the page's `git checkout`."""
 
 
 def _later_text(later: Mapping[str, tuple[Checkpoint, tuple[LabRegion, ...]]]) -> str:

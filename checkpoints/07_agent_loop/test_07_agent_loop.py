@@ -721,7 +721,7 @@ async def test_a_fatal_error_in_a_group_stops_its_siblings_and_skips_the_rest() 
     assert outcome.result.error is fatal
     skipped = content_of(
         TOOL_CALL_SKIPPED,
-        "not run to the end: another call of its group raised a non-recoverable error",
+        "not run to the end: a call of this turn raised a non-recoverable error",
     )
     assert [(r.tool_call_id, r.content) for r in outcome.results()] == [
         ("b", skipped),

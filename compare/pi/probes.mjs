@@ -256,6 +256,149 @@ async function toolExecution() {
   return { received, coerced, invalid, thrown, unknown, terminated, mixed, truncated, abortedBatch };
 }
 
+// Page 07: how the agent loop runs the calls of one assistant message, and what an abort leaves.
+async function agentLoopBatch(toolCalls, tools, options = {}) {
+  const faux = registerFauxProvider({ tokenSize: { min: 64, max: 64 } });
+  const events = [];
+  try {
+    faux.setResponses([fauxAssistantMessage(toolCalls, { stopReason: "toolUse" }), fauxAssistantMessage("done")]);
+    const messages = await runAgentLoop(
+      [{ role: "user", content: "go", timestamp: 0 }],
+      { systemPrompt: "", messages: [], tools },
+      { model: faux.getModel(), convertToLlm: (all) => all, toolExecution: options.mode },
+      async (event) => {
+        if (event.type.startsWith("tool_execution")) events.push({ type: event.type, id: event.toolCallId, partial: event.partialResult?.content?.[0]?.text });
+      },
+      (options.controller ?? new AbortController()).signal,
+      streamSimple,
+    );
+    const calls = messages
+      .filter((message) => message.role === "assistant")
+      .flatMap((message) => message.content.filter((block) => block.type === "toolCall").map((block) => block.id));
+    return {
+      calls,
+      results: messages
+        .filter((message) => message.role === "toolResult")
+        .map((message) => ({ id: message.toolCallId, isError: message.isError, text: message.content.map((block) => block.text).join("") })),
+      events,
+      modelCalls: faux.state.callCount,
+    };
+  } finally {
+    faux.unregister();
+  }
+}
+
+// A turn of the event loop: lets every other started tool run up to its next await.
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+async function agentLoop() {
+  const log = [];
+  // A tool that logs its start, yields `ticks` times, logs its end: overlapping logs mean the
+  // calls ran concurrently, and fewer ticks finish first.
+  const worker = (name, ticks, executionMode) => ({
+    name,
+    label: name,
+    description: "yields, then returns its name",
+    parameters: Type.Object({}),
+    executionMode,
+    execute: async () => {
+      log.push(`start ${name}`);
+      for (let i = 0; i < ticks; i += 1) await tick();
+      log.push(`end ${name}`);
+      return { content: [{ type: "text", text: name }], details: {} };
+    },
+  });
+  const batch = async (tools, mode) => {
+    log.length = 0;
+    const turn = await agentLoopBatch(tools.map((tool, index) => fauxToolCall(tool.name, {}, { id: `c${index}` })), tools, { mode });
+    return { log: [...log], results: turn.results.map((result) => result.text) };
+  };
+  const parallel = await batch([worker("a", 4), worker("b", 1)], undefined); // the default mode
+  const sequential = await batch([worker("a", 4), worker("b", 1)], "sequential");
+  const oneSequentialTool = await batch([worker("a", 4), worker("s", 1, "sequential"), worker("b", 1)], "parallel");
+
+  // An abort while two calls run at once: one tool honours its signal, the other ignores it.
+  const controller = new AbortController();
+  let started = 0;
+  const honours = {
+    name: "honours",
+    label: "honours",
+    description: "stops when its signal aborts",
+    parameters: Type.Object({}),
+    execute: (id, params, signal) => new Promise((resolve, reject) => {
+      started += 1;
+      signal.addEventListener("abort", () => reject(new Error("stopped by its signal")));
+    }),
+  };
+  const ignores = {
+    name: "ignores",
+    label: "ignores",
+    description: "finishes whatever its signal says",
+    parameters: Type.Object({}),
+    execute: async () => {
+      started += 1;
+      while (started < 2) await tick();
+      controller.abort();
+      for (let i = 0; i < 3; i += 1) await tick();
+      return { content: [{ type: "text", text: "finished anyway" }], details: {} };
+    },
+  };
+  const abortedWhileRunning = await agentLoopBatch(
+    [fauxToolCall("honours", {}, { id: "c0" }), fauxToolCall("ignores", {}, { id: "c1" })],
+    [honours, ignores],
+    { mode: "parallel", controller },
+  );
+
+  // An abort during the first of three calls run in sequence.
+  const sequenceController = new AbortController();
+  const first = {
+    name: "first",
+    label: "first",
+    description: "aborts the run, then returns",
+    parameters: Type.Object({}),
+    execute: async () => {
+      sequenceController.abort();
+      return { content: [{ type: "text", text: "first" }], details: {} };
+    },
+  };
+  const abortedInSequence = await agentLoopBatch(
+    ["c0", "c1", "c2"].map((id, index) => fauxToolCall(index === 0 ? "first" : "add", { left: 1, right: 2 }, { id })),
+    [first, { ...worker("add", 0), parameters: Type.Object({ left: Type.Integer(), right: Type.Integer() }) }],
+    { mode: "sequential", controller: sequenceController },
+  );
+
+  // Progress: `onUpdate` while the tool runs becomes tool_execution_update; a call after the
+  // tool returned is dropped.
+  let keptUpdate;
+  const reporter = {
+    name: "reporter",
+    label: "reporter",
+    description: "reports progress twice",
+    parameters: Type.Object({}),
+    execute: async (id, params, signal, onUpdate) => {
+      onUpdate({ content: [{ type: "text", text: "half" }], details: {} });
+      onUpdate({ content: [{ type: "text", text: "all" }], details: {} });
+      keptUpdate = onUpdate;
+      return { content: [{ type: "text", text: "done" }], details: {} };
+    },
+  };
+  const progress = await agentLoopBatch([fauxToolCall("reporter", {}, { id: "c0" })], [reporter]);
+  keptUpdate({ content: [{ type: "text", text: "late" }], details: {} });
+  await tick();
+
+  const loopSource = packageFile("pi-agent-core", "dist/agent-loop.js");
+  const agentTypes = packageFile("pi-agent-core", "dist/types.d.ts");
+  return {
+    parallel,
+    sequential,
+    oneSequentialTool,
+    abortedWhileRunning: abortedWhileRunning.results,
+    abortedInSequence: { calls: abortedInSequence.calls, results: abortedInSequence.results },
+    progressEvents: progress.events,
+    timeoutMentioned: /timeout/i.test(loopSource) || /timeout/i.test(agentTypes),
+  };
+}
+
 // Pages 01 and 03: the message and content-block types.
 function declaredTypes() {
   const types = packageFile("pi-ai", "dist/types.d.ts");
@@ -285,5 +428,6 @@ const observations = {
   truncatedArguments: truncatedArguments(),
   toolExecution: await toolExecution(),
   declaredTypes: declaredTypes(),
+  agentLoop: await agentLoop(),
 };
 process.stdout.write(JSON.stringify(observations));

@@ -157,8 +157,11 @@ class CallGroups:
         # BEGIN LAB 7.4
         if run.result is not None:
             return run.result
-        why = _Stop.RUN_ABORTED if missing == TOOL_CALL_ABORTED else _Stop.SIBLING_FATAL
-        result = error_result(run.call, missing, f"not run to the end: {why.value}")
+        if missing == TOOL_CALL_ABORTED:
+            why = _Stop.RUN_ABORTED.value
+        else:  # said of the turn: true of the call that raised it and of later groups' calls too
+            why = "a call of this turn raised a non-recoverable error"
+        result = error_result(run.call, missing, f"not run to the end: {why}")
         if run.started is not None:  # every tool_start has its tool_end
             self._end(run, result)
         return result

@@ -24,6 +24,7 @@ from authoring.derived import PlannedCheckpoint, load_roadmap, stale_files
 from authoring.new_checkpoint import NewCheckpointError, create_checkpoint, main
 from checkpoints.catalog import file_problems, load_catalog
 from docs_tools.promises import load_promises, promise_report
+from docs_tools.translations import up_to_date_translations
 from practice.scaffold import make_practice_folder
 from practice.tests.scaffold_runs import run_focused_tests
 
@@ -116,6 +117,15 @@ def test_readme_nav_and_forward_links_are_regenerated(course: Path) -> None:
     page = (course / "docs" / PREVIOUS.page).read_text(encoding="utf-8")
     assert f"[Checkpoint {NEXT.number}]({NAME}.md)" in page
     assert "not yet published" not in page
+
+
+def test_a_translation_up_to_date_before_stays_up_to_date(course: Path) -> None:
+    # The home pages' rows and the forward links are written in both languages alike, so the
+    # command stamps again what was current, and no finished page starts saying it is older.
+    before = [p.relative_to(ROOT) for p in up_to_date_translations(ROOT)]
+    after = [p.relative_to(course) for p in up_to_date_translations(course)]
+    assert Path("docs/index.vi.md") in before
+    assert before == after
 
 
 def _promises_of_the_new_checkpoint(root: Path) -> list[str]:

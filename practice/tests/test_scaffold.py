@@ -242,6 +242,18 @@ def test_learning_guide_names_the_range_of_tests_and_the_earlier_code(
     assert "--full" in guide
 
 
+def test_learning_guide_says_how_to_undo_the_failure_experiment_without_git(
+    course: Path, tmp_path: Path
+) -> None:
+    # The pages undo their experiment with `git checkout`, which a practice folder cannot run.
+    guide = (make_practice_folder(course, "02", tmp_path / "p02") / "LEARNING.md").read_text(
+        encoding="utf-8"
+    )
+    assert "this folder is not under git, so copy the file it edits aside first" in " ".join(
+        guide.split()
+    )
+
+
 PAGE = """# 01 · Counter
 
 ## Mechanism
