@@ -231,7 +231,11 @@ def compare(session: nox.Session) -> None:
     session.install(*nox.project.dependency_groups(PYPROJECT, "compare"))
     install_pi_packages(session, ROOT / "compare" / "pi")
     # One line per claim at the end: HOLDS, DOES NOT HOLD or SKIPPED, with the probe to open.
-    session.run("pytest", "-c", "compare/pytest.ini", "compare", *session.posargs)
+    # A probe file or test named in the arguments runs alone; otherwise every probe runs.
+    named = any(arg.startswith("compare/") for arg in session.posargs)
+    session.run(
+        "pytest", "-c", "compare/pytest.ini", *([] if named else ["compare"]), *session.posargs
+    )
 
 
 @nox.session(python=False, default=False)
