@@ -109,8 +109,9 @@ class Row:
     kind: Kind
     label: str
     version: str
-    micros: float | None
-    ratio: float | None
+    micros: float | None  # CPU time per turn
+    ratio: float | None  # of the CPU times
+    wall: float | None = None  # wall time per turn
     note: str = ""
 
 
@@ -176,6 +177,7 @@ def plain_replies(turns: int) -> list[PlainReply]:
     return [*calls, PlainReply(ANSWER, ())]
 
 
+# --8<-- [start:baseline]
 async def baseline_loop(model: ListModel, question: str) -> list[PlainMessage]:
     """Ask, append; for each call parse its arguments, await the tool, append; until no call."""
     messages: list[PlainMessage] = [question]
@@ -188,6 +190,9 @@ async def baseline_loop(model: ListModel, question: str) -> list[PlainMessage]:
             arguments = json.loads(call.arguments)
             output = await add(**arguments)
             messages.append(PlainResult(call.id, json.dumps(output)))
+
+
+# --8<-- [end:baseline]
 
 
 def read_baseline(transcript: object) -> Outcome:
@@ -545,13 +550,24 @@ LOOP_PATHS: tuple[tuple[Kind, str, Callable[[int], Awaitable[Contender]]], ...] 
 # --- measuring the loops --------------------------------------------------------------------
 
 
-async def time_run(contender: Contender) -> float:
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One timed run, in microseconds per turn: the process's CPU time, and the wall time."""
+
+    cpu: float
+    wall: float
+
+
+async def time_run(contender: Contender) -> Sample:
     """Prepare one run, untimed, then return its microseconds per turn."""
     run_once = contender.prepare()
     gc.collect()
-    start = time.perf_counter_ns()
+    # CPU time is what the loop itself spends: on a machine shared with other jobs, the wall
+    # clock also counts the moments this process waited for a core.
+    cpu, wall = time.process_time_ns(), time.perf_counter_ns()
     await run_once()
-    return (time.perf_counter_ns() - start) / contender.turns / 1000
+    cpu, wall = time.process_time_ns() - cpu, time.perf_counter_ns() - wall
+    return Sample(cpu=cpu / contender.turns / 1000, wall=wall / contender.turns / 1000)
 
 
 async def checked_run(contender: Contender) -> None:
@@ -572,9 +588,9 @@ def rotations(entries: list[T], repeats: int) -> Iterator[list[T]]:
         yield entries[shift:] + entries[:shift]
 
 
-async def measure(contenders: list[Contender], repeats: int) -> dict[str, list[float]]:
+async def measure(contenders: list[Contender], repeats: int) -> dict[str, list[Sample]]:
     """Return each contender's microseconds per turn in every repeat, repeats interleaved."""
-    samples: dict[str, list[float]] = {c.label: [] for c in contenders}
+    samples: dict[str, list[Sample]] = {c.label: [] for c in contenders}
     for order in rotations(contenders, repeats):
         for contender in order:
             samples[contender.label].append(await time_run(contender))
@@ -633,10 +649,10 @@ async def harness_shares(turns: int, repeats: int) -> list[Share]:
         samples = []
         for _ in range(repeats):
             gc.collect()
-            start = time.perf_counter_ns()
+            start = time.process_time_ns()  # CPU time, as for the runs
             for messages in inputs:
                 step(messages)
-            samples.append((time.perf_counter_ns() - start) / turns / 1000)
+            samples.append((time.process_time_ns() - start) / turns / 1000)
         return statistics.median(samples)
 
     return [
@@ -654,7 +670,7 @@ async def harness_shares(turns: int, repeats: int) -> list[Share]:
 def render_shares(shares: list[Share], rows: list[Row], turns: int) -> list[str]:
     """Render each step's µs per turn and its share of the harness's µs per turn."""
     harness = next((r for r in rows if r.kind == "harness" and r.micros is not None), None)
-    lines = [f"Where a harness turn goes, {turns} turns (each step timed alone, per turn):", ""]
+    lines = [f"Where a harness turn goes, {turns} turns (each step timed alone, CPU µs/turn):", ""]
     for share in shares:
         part = (
             ""
@@ -769,19 +785,21 @@ def distribution_version(name: str) -> str:
 
 
 def build_rows(
-    samples: dict[str, list[float]], ready: list[Contender], missing: list[Unavailable]
+    samples: dict[str, list[Sample]], ready: list[Contender], missing: list[Unavailable]
 ) -> list[Row]:
-    """Turn samples into rows: the median time, and the median of the per-repeat ratios."""
-    reference = samples[ready[0].label]
+    """Turn samples into rows: the median times, and the median of the per-repeat CPU ratios."""
+    reference = [sample.cpu for sample in samples[ready[0].label]]
     rows = [
         Row(
             kind=entry.kind,
             label=entry.label,
             version=entry.version,
-            micros=statistics.median(samples[entry.label]),
+            micros=statistics.median(sample.cpu for sample in samples[entry.label]),
             ratio=statistics.median(
-                mine / theirs for mine, theirs in zip(samples[entry.label], reference, strict=True)
+                mine.cpu / theirs
+                for mine, theirs in zip(samples[entry.label], reference, strict=True)
             ),
+            wall=statistics.median(sample.wall for sample in samples[entry.label]),
         )
         for entry in ready
     ]
@@ -794,12 +812,18 @@ def build_rows(
 
 def render_table(rows: list[Row]) -> list[str]:
     """Render rows as a Markdown table (readable in a terminal, pasteable into the docs)."""
-    lines = ["| path | version | µs/turn | x baseline |", "| --- | --- | ---: | ---: |"]
+    lines = [
+        "| path | version | CPU µs/turn | x baseline | wall µs/turn |",
+        "| --- | --- | ---: | ---: | ---: |",
+    ]
     for row in rows:
-        if row.micros is None or row.ratio is None:
-            lines.append(f"| {row.label} | {row.version} | - | unavailable: {row.note} |")
+        if row.micros is None or row.ratio is None or row.wall is None:
+            lines.append(f"| {row.label} | {row.version} | - | unavailable: {row.note} | - |")
         else:
-            lines.append(f"| {row.label} | {row.version} | {row.micros:.1f} | {row.ratio:.2f} |")
+            lines.append(
+                f"| {row.label} | {row.version} | {row.micros:.1f} | {row.ratio:.2f} |"
+                f" {row.wall:.1f} |"
+            )
     return lines
 
 
@@ -925,8 +949,8 @@ async def run(turn_counts: list[int], repeats: int, warmup: int, rounds: int) ->
         "Agent loop benchmark",
         f"Machine: {machine_line()}",
         f"Method: one whole run per path per repeat after {warmup} warm-up run(s) and one checked"
-        f" run, median of {repeats} interleaved repeats (ratios: median of per-repeat ratios),"
-        " one asyncio loop",
+        f" run, median of {repeats} interleaved repeats (ratios: median of per-repeat ratios of"
+        " the process's CPU time), one asyncio loop",
         "",
     ]
     targets: list[str] = []
