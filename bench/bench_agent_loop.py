@@ -550,7 +550,7 @@ LOOP_PATHS: tuple[tuple[Kind, str, Callable[[int], Awaitable[Contender]]], ...] 
 # --- measuring the loops --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Sample:
     """One timed run, in microseconds per turn: the process's CPU time, and the wall time."""
 
