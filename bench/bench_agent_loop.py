@@ -347,11 +347,11 @@ def read_openai(result: object) -> Outcome:
 
 async def openai_scripted_contender(turns: int) -> Contender:
     """Return Runner.run with the SDK's own scripted model, agents.testing.ScriptedModel."""
-    from agents import Agent, function_tool
+    from agents import Agent, Tool, function_tool
     from agents.testing import ScriptedModel
 
     steps = [openai_output(turn, turns) for turn in range(turns)]
-    tools = [function_tool(add)]
+    tools: list[Tool] = [function_tool(add)]
 
     def prepare() -> RunOnce:
         model = ScriptedModel(steps)  # a script is used up by one run
@@ -369,7 +369,7 @@ async def openai_scripted_contender(turns: int) -> Contender:
 
 async def openai_minimal_contender(turns: int) -> Contender:
     """Return Runner.run with the least Model the SDK accepts: it returns the next reply."""
-    from agents import Agent, Model, ModelResponse, Usage, function_tool
+    from agents import Agent, Model, ModelResponse, Tool, Usage, function_tool
 
     outputs = [openai_output(turn, turns) for turn in range(turns)]
 
@@ -387,7 +387,7 @@ async def openai_minimal_contender(turns: int) -> Contender:
         def stream_response(self, *args: Any, **kwargs: Any) -> Any:
             raise NotImplementedError("the benchmark runs the SDK without streaming")
 
-    tools = [function_tool(add)]
+    tools: list[Tool] = [function_tool(add)]
 
     def prepare() -> RunOnce:
         return openai_runner(Agent(name="bench", model=NextReplyModel(), tools=tools), turns)
@@ -471,6 +471,7 @@ async def langgraph_contender(turns: int) -> Contender:
     from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel
     from langchain_core.messages import AIMessage, BaseMessage
     from langchain_core.outputs import ChatResult
+    from langchain_core.runnables import RunnableConfig
     from langgraph.prebuilt import create_react_agent
 
     class ToolCallingFakeModel(FakeMessagesListChatModel):
@@ -502,7 +503,7 @@ async def langgraph_contender(turns: int) -> Contender:
         # course does not pin; the pinned langgraph-prebuilt still ships and runs this one.
         warnings.simplefilter("ignore")
         graph = create_react_agent(model, tools=[add])
-    config = {"recursion_limit": 2 * turns + 1}  # two graph steps a turn: model, tools
+    config: RunnableConfig = {"recursion_limit": 2 * turns + 1}  # two graph steps a turn: model, tools
 
     def prepare() -> RunOnce:
         model.responses = replies()  # fresh messages: the graph gives each an id in place
@@ -637,10 +638,13 @@ async def harness_shares(turns: int, repeats: int) -> list[Share]:
     of ``turns`` turns has at each request, and averaged over the turns.
     """
     from harness.messages import pending_tool_calls
+    from harness.loop_events import LoopCompleted
     from harness.scripted_model import ModelRequest
 
     result = await (await harness_contender(turns)).prepare()()
-    transcript = result.transcript  # type: ignore[attr-defined]  # a checked LoopCompleted
+    if type(result) is not LoopCompleted:
+        raise TypeError(f"the run ended with {result!r}")
+    transcript = result.transcript
     # Before request t (0-based) the transcript holds the question and t (call, result) pairs.
     asked = [tuple(transcript[: 1 + 2 * t]) for t in range(turns)]
     answered = [tuple(transcript[: 2 + 2 * t]) for t in range(turns)]
@@ -911,8 +915,8 @@ def network_refused() -> Iterator[None]:
     def guarded_getaddrinfo(host: Any, *args: Any, **kwargs: Any) -> Any:
         raise refuse(host)
 
-    socket.socket.connect = guarded_connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign]
+    socket.socket.connect = guarded_connect  # type: ignore[method-assign, assignment]
+    socket.socket.connect_ex = guarded_connect_ex  # type: ignore[method-assign, assignment]
     socket.getaddrinfo = guarded_getaddrinfo
     try:
         yield
