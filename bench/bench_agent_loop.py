@@ -503,7 +503,8 @@ async def langgraph_contender(turns: int) -> Contender:
         # course does not pin; the pinned langgraph-prebuilt still ships and runs this one.
         warnings.simplefilter("ignore")
         graph = create_react_agent(model, tools=[add])
-    config: RunnableConfig = {"recursion_limit": 2 * turns + 1}  # two graph steps a turn: model, tools
+    # Two graph steps a turn (the model, then the tools), and one to spare.
+    config: RunnableConfig = {"recursion_limit": 2 * turns + 1}
 
     def prepare() -> RunOnce:
         model.responses = replies()  # fresh messages: the graph gives each an id in place
@@ -637,8 +638,8 @@ async def harness_shares(turns: int, repeats: int) -> list[Share]:
     every message, so their cost grows with the run. Each is timed here on the transcript a run
     of ``turns`` turns has at each request, and averaged over the turns.
     """
-    from harness.messages import pending_tool_calls
     from harness.loop_events import LoopCompleted
+    from harness.messages import pending_tool_calls
     from harness.scripted_model import ModelRequest
 
     result = await (await harness_contender(turns)).prepare()()
