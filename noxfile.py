@@ -143,7 +143,7 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Time one tool call through the harness, a baseline and four frameworks (a report, exit 0)."""
+    """Time a tool call and an agent loop's turn against baselines and frameworks (a report)."""
     # The frameworks are installed here only, never in the course's own environments.
     session.install(*nox.project.dependency_groups(PYPROJECT, "bench"))
     session.install("-e", ".")
