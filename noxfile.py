@@ -143,7 +143,7 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(default=False)
 def bench(session: nox.Session) -> None:
-    """Time one tool call through the harness, a baseline and four frameworks (a report, exit 0)."""
+    """Time a tool call and an agent loop's turn against baselines and frameworks (a report)."""
     # The frameworks are installed here only, never in the course's own environments.
     session.install(*nox.project.dependency_groups(PYPROJECT, "bench"))
     session.install("-e", ".")
@@ -231,7 +231,11 @@ def compare(session: nox.Session) -> None:
     session.install(*nox.project.dependency_groups(PYPROJECT, "compare"))
     install_pi_packages(session, ROOT / "compare" / "pi")
     # One line per claim at the end: HOLDS, DOES NOT HOLD or SKIPPED, with the probe to open.
-    session.run("pytest", "-c", "compare/pytest.ini", "compare", *session.posargs)
+    # A probe file or test named in the arguments runs alone; otherwise every probe runs.
+    named = any(arg.startswith("compare/") for arg in session.posargs)
+    session.run(
+        "pytest", "-c", "compare/pytest.ini", *([] if named else ["compare"]), *session.posargs
+    )
 
 
 @nox.session(python=False, default=False)

@@ -128,3 +128,35 @@ def test_nox_hint_with_bad_arguments_lists_the_labs_and_names_the_problem(
         rf"nox > Session hint aborted: {re.escape(problem)}( \(took [^)]*\))?\.", last
     )
     assert ".." not in last
+
+
+class RecordingSession:
+    """Just enough of a nox session to see what a session function asks pytest to run."""
+
+    def __init__(self, posargs: list[str]) -> None:
+        self.posargs = posargs
+        self.runs: list[tuple[str, ...]] = []
+
+    def install(self, *args: str) -> None:
+        pass
+
+    def run(self, *args: str) -> None:
+        self.runs.append(args)
+
+
+@pytest.mark.parametrize(
+    ("posargs", "expected"),
+    [
+        ([], ("compare",)),
+        (["-k", "pi"], ("compare", "-k", "pi")),
+        (["compare/test_06_tool_contract.py"], ("compare/test_06_tool_contract.py",)),
+        (["compare/test_07_agent_loop.py", "-x"], ("compare/test_07_agent_loop.py", "-x")),
+    ],
+)
+def test_nox_compare_runs_every_probe_or_only_the_file_named(
+    posargs: list[str], expected: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(NOXFILE, "install_pi_packages", lambda session, folder: None)
+    session = RecordingSession(posargs)
+    NOXFILE.compare(session)
+    assert session.runs == [("pytest", "-c", "compare/pytest.ini", *expected)]
