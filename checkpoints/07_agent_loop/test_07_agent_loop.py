@@ -760,8 +760,7 @@ async def test_an_abort_before_the_start_asks_the_model_nothing() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-@lab_7_5
-async def test_a_crashed_run_raises_its_bug_from_result() -> None:
+async def test_a_crashed_run_raises_its_bug_from_result() -> None:  # crash is given
     run = AgentRun()
     bug = RuntimeError("a bug")
     run.crash(bug)
