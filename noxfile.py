@@ -120,7 +120,19 @@ def tests(session: nox.Session) -> None:
     # Two workers or more (pytest-xdist): on a 2-core machine the suite takes half the time.
     # Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup).
     # `nox -s tests -- -n 0 ...` runs in one process, as plain pytest does.
-    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *session.posargs)
+    # pytest rewrites the asserts of every module of a plugin's package (all of hypothesis) and
+    # caches the result beside it, unless PYTHONDONTWRITEBYTECODE is set, as some machines set
+    # it; then each of the suite's pytest subprocesses rewrites them again (2 CPU-s of its 3).
+    # Unset (None) for this run, the first process writes the cache and the others read it.
+    session.run(
+        "pytest",
+        "-n",
+        "auto",
+        "--dist",
+        "loadgroup",
+        *session.posargs,
+        env={"PYTHONDONTWRITEBYTECODE": None},
+    )
 
 
 @nox.session
