@@ -27,7 +27,10 @@ So the fresh run holds N's tests and only the earlier files that reach a skeleto
 folder): each folder costs about the same however many checkpoints come before it, where
 running 00..N-1 in every folder grew with the square of the catalog. The reach is read from the
 import statements (``import_reach``) and checked against what each round trip really imported.
-The round trip and the last-lab copy run N's file alone: the fresh run covers the rest.
+The round trip and the last-lab copy run N's file alone: the fresh run covers the rest. When
+there is a last-lab copy, every test but the last lab's passes in it, with the reference of every
+module but the last lab's; so the round trip, which differs from it by those modules alone, runs
+only the last lab's tests (``--lab``), and (a) is the two runs together.
 
 Every run loads ``lab_outcomes_plugin``, which also makes hypothesis stop at a property test's
 first failure (no shrinking, no example database): a stub fails on any input, and shrinking it
@@ -90,6 +93,7 @@ class Evidence:
     reach: frozenset[str]  # what N's test file reaches by imports in the round-trip copy
     fresh: ScaffoldRun
     round_trip: ScaffoldRun  # a copy of the folder with N's reference modules copied back
+    # (only the last lab's tests when last_lab_left ran: it passes all the others)
     # A copy with every lab done but the last (its modules are the only stubs left), when the
     # last lab has modules of its own: the state of a learner about to start it.
     last_lab_left: ScaffoldRun | None
@@ -174,7 +178,10 @@ def _run(
             fresh = pool.submit(
                 run_focused_tests, folder, files, base / f"{folder.name}-run", FOLDER_PLUGINS
             )
-            round_trip = pool.submit(run_focused_tests, trip, own, base / f"{trip.name}-run")
+            only_the_last = () if done is None else ("--lab", checkpoint.labs[-1].id)
+            round_trip = pool.submit(
+                run_focused_tests, trip, own, base / f"{trip.name}-run", only_the_last
+            )
             last_lab_left = (
                 None
                 if done is None
@@ -231,6 +238,11 @@ def _imported_later_modules(proof: Evidence) -> set[str]:
     return {m for c in later for m in c.modules if (proof.folder / "course/src" / m).is_file()}
 
 
+def _own(name: str) -> str:
+    """Return the start of the ids of checkpoint ``name``'s own tests."""
+    return f"checkpoints/{name}/"
+
+
 def _own_outcomes(run: ScaffoldRun, checkpoint: Checkpoint) -> list[tuple[str, str | None, str]]:
     prefix = f"checkpoints/{checkpoint.name}/"
     return [(o.nodeid, o.lab, o.outcome) for o in run.outcomes if o.nodeid.startswith(prefix)]
@@ -250,6 +262,12 @@ def test_reference_copied_back_passes_the_checkpoints_focused_tests(
     assert run.outcomes
     assert run.failed() == []
     assert _own_outcomes(run, proof.checkpoint), f"no test of {name} ran"
+    if proof.last_lab_left is not None:
+        # The rest of N's tests passed in the last-lab copy (tested below): together, all.
+        last = proof.checkpoint.labs[-1].id
+        assert {o.lab for o in run.outcomes} == {last}
+        ran = {o.nodeid for o in (*run.outcomes, *proof.last_lab_left.outcomes)}
+        assert ran == {o.nodeid for o in proof.fresh.outcomes if o.nodeid.startswith(_own(name))}
 
 
 @checkpoint_names
@@ -385,7 +403,9 @@ def test_no_line_of_a_lab_body_appears_in_the_folder(name: str, proof: Evidence)
 @checkpoint_names
 def test_every_lab_has_tagged_tests_that_run(name: str, proof: Evidence) -> None:
     checkpoint = proof.checkpoint
-    tagged = Counter(lab for _, lab, _ in _own_outcomes(proof.round_trip, checkpoint))
+    # The last-lab copy, when there is one, runs every test of N (the round trip, the last lab's).
+    run = proof.round_trip if proof.last_lab_left is None else proof.last_lab_left
+    tagged = Counter(lab for _, lab, _ in _own_outcomes(run, checkpoint))
     labs = {lab.id for lab in checkpoint.labs}
     for lab in checkpoint.labs:
         assert tagged[lab.id] > 0, f"no test of {checkpoint.name} is tagged Lab {lab.id}"
