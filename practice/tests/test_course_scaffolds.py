@@ -14,7 +14,7 @@
         is named on its lesson page);
 (f)     when N's last lab has modules of its own, a copy with every other module of N copied
         back fails exactly the last lab's tests, on its stub, and reports the others passing;
-        with one lab, that copy is the fresh folder itself, and the proof still runs;
+        with one lab, that copy is the fresh folder itself, and the proof reads the fresh run;
 (g)     the fresh run ends with the folder's failure summary: the first failure of each lab in
         full, the others one line each, then the labs report.
 
@@ -49,7 +49,7 @@ import re
 import shutil
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,8 +166,9 @@ def _run(
         for module in checkpoint.modules:
             shutil.copyfile(ROOT / "course" / "src" / module, trip / "course" / "src" / module)
         reach = _reach(trip, checkpoint)
-        partial = base / f"{checkpoint.name}-last-lab-left"
-        if done is not None:
+        # With one lab, nothing is done before it: that copy would be the fresh folder again.
+        partial = folder if done == () else base / f"{checkpoint.name}-last-lab-left"
+        if done:
             shutil.copytree(folder, partial)
             for module in done:
                 shutil.copyfile(ROOT / "course/src" / module, partial / "course/src" / module)
@@ -182,11 +183,13 @@ def _run(
             round_trip = pool.submit(
                 run_focused_tests, trip, own, base / f"{trip.name}-run", only_the_last
             )
-            last_lab_left = (
-                None
-                if done is None
-                else pool.submit(run_focused_tests, partial, own, base / f"{partial.name}-run")
-            )
+            last_lab_left: Future[ScaffoldRun] | None = None
+            if partial == folder:
+                last_lab_left = fresh  # the same folder and tests: the fresh run shows it
+            elif done is not None:
+                last_lab_left = pool.submit(
+                    run_focused_tests, partial, own, base / f"{partial.name}-run"
+                )
             return Evidence(
                 checkpoint=checkpoint,
                 folder=folder,
@@ -266,7 +269,8 @@ def test_reference_copied_back_passes_the_checkpoints_focused_tests(
         # The rest of N's tests passed in the last-lab copy (tested below): together, all.
         last = proof.checkpoint.labs[-1].id
         assert {o.lab for o in run.outcomes} == {last}
-        ran = {o.nodeid for o in (*run.outcomes, *proof.last_lab_left.outcomes)}
+        both = (*run.outcomes, *proof.last_lab_left.outcomes)
+        ran = {o.nodeid for o in both if o.nodeid.startswith(_own(name))}
         assert ran == {o.nodeid for o in proof.fresh.outcomes if o.nodeid.startswith(_own(name))}
 
 
