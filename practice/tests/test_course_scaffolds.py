@@ -30,12 +30,14 @@ import statements (``import_reach``) and checked against what each round trip re
 The round trip and the last-lab copy run N's file alone: the fresh run covers the rest. When
 there is a last-lab copy, every test but the last lab's passes in it, with the reference of every
 module but the last lab's; so the round trip, which differs from it by those modules alone, runs
-only the last lab's tests (``--lab``), and (a) is the two runs together.
+only the last lab's tests (``--lab``), and (a) is the two runs together. Where a copy would hold
+the same files as a run already made (an observe checkpoint's round trip, a one-lab checkpoint's
+last-lab copy), the proof reads that run.
 
 Every run loads ``lab_outcomes_plugin``, which also makes hypothesis stop at a property test's
-first failure (no shrinking, no example database): a stub fails on any input, and shrinking it
-cost most of the fresh runs' time. A passing property test runs all of its examples, and a
-learner's own ``nox -s checkpoint`` never loads the plugin.
+first failure (no shrinking, no example database): a stub fails on any input, so shrinking its
+failure proves nothing. A passing property test runs all of its examples, and a learner's own
+``nox -s checkpoint`` never loads the plugin.
 
 Each folder is made once and all of its runs happen in one session fixture, a few subprocesses
 at a time; each test below only reads what they saw. Nothing here names a checkpoint: a new
@@ -161,10 +163,14 @@ def _run(
         )
         own = focused_test_paths([checkpoint])
         files = [*focused_test_paths(earlier), *own]
-        trip = base / f"{checkpoint.name}-round-trip"
-        shutil.copytree(folder, trip)
-        for module in checkpoint.modules:
-            shutil.copyfile(ROOT / "course" / "src" / module, trip / "course" / "src" / module)
+        # An observe checkpoint's folder holds its modules as they are: the round trip's copy
+        # would be the fresh folder again.
+        given_whole = not skeletons & set(checkpoint.modules)
+        trip = folder if given_whole else base / f"{checkpoint.name}-round-trip"
+        if not given_whole:
+            shutil.copytree(folder, trip)
+            for module in checkpoint.modules:
+                shutil.copyfile(ROOT / "course/src" / module, trip / "course/src" / module)
         reach = _reach(trip, checkpoint)
         # With one lab, nothing is done before it: that copy would be the fresh folder again.
         partial = folder if done == () else base / f"{checkpoint.name}-last-lab-left"
@@ -180,8 +186,12 @@ def _run(
                 run_focused_tests, folder, files, base / f"{folder.name}-run", FOLDER_PLUGINS
             )
             only_the_last = () if done is None else ("--lab", checkpoint.labs[-1].id)
-            round_trip = pool.submit(
-                run_focused_tests, trip, own, base / f"{trip.name}-run", only_the_last
+            round_trip = (
+                fresh
+                if trip == folder
+                else pool.submit(
+                    run_focused_tests, trip, own, base / f"{trip.name}-run", only_the_last
+                )
             )
             last_lab_left: Future[ScaffoldRun] | None = None
             if partial == folder:
