@@ -118,7 +118,8 @@ def tests(session: nox.Session) -> None:
     """Run every checkpoint's focused tests and the repository's own meta-tests."""
     install_course(session)
     # Two workers or more (pytest-xdist): on a 2-core machine the suite takes half the time.
-    # Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup).
+    # Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup, with the
+    # units of work of practice/tests/conftest.py: xdist's own groups fail under pytest 9).
     # `nox -s tests -- -n 0 ...` runs in one process, as plain pytest does.
     # pytest rewrites the asserts of every module of a plugin's package (all of hypothesis) and
     # caches the result beside it, unless PYTHONDONTWRITEBYTECODE is set, as some machines set
