@@ -12,9 +12,10 @@
 (e)     every lab has tests tagged with it that really run, and no test names a foreign lab (the
         catalog refuses a lab without a hint; course/tests/test_catalog.py checks that each lab
         is named on its lesson page);
-(f)     when N's last lab has modules of its own, a copy with every other module of N copied
-        back fails exactly the last lab's tests, on its stub, and reports the others passing;
-        with one lab, that copy is the fresh folder itself, and the proof reads the fresh run;
+(f)     a copy in which every lab of N is done but the last (N's modules are the reference with
+        only the last lab's regions stubbed) passes every earlier lab, fails some of the last
+        lab's tests, each on its stub, and reports it not started; with one lab, that copy is
+        the fresh folder itself, and the proof reads the fresh run;
 (g)     the fresh run ends with the folder's failure summary: the first failure of each lab in
         full, the others one line each, then the labs report.
 
@@ -62,6 +63,7 @@ from practice.failure_summary import TITLE
 from practice.pages import LEFT_OUT
 from practice.regions import find_regions
 from practice.scaffold import make_practice_folder
+from practice.skeleton import make_skeleton
 from practice.tests.import_reach import harness_reach
 from practice.tests.scaffold_runs import ScaffoldRun, focused_test_paths, run_focused_tests
 
@@ -80,7 +82,7 @@ FOLDER_PLUGINS = ("-p", "practice.failure_summary")
 # Lines too plain to betray a lab's answer, which may well appear elsewhere in the folder.
 _TRIVIAL = re.compile(
     r"^(return|pass|continue|break|raise|yield|else:|try:|finally:|return None|return True"
-    r"|return False|\.\.\.|[\]\)\}]+[,:]?|\"\"\"|'''|#.*)?$"
+    r"|return False|while True:|\.\.\.|[\]\)\}]+[,:]?|\"\"\"|'''|#.*)?$"
 )
 
 
@@ -96,8 +98,8 @@ class Evidence:
     fresh: ScaffoldRun
     round_trip: ScaffoldRun  # a copy of the folder with N's reference modules copied back
     # (only the last lab's tests when last_lab_left ran: it passes all the others)
-    # A copy with every lab done but the last (its modules are the only stubs left), when the
-    # last lab has modules of its own: the state of a learner about to start it.
+    # A copy with every lab done but the last (its regions are the only stubs left): the state
+    # of a learner about to start it. None for a checkpoint without labs.
     last_lab_left: ScaffoldRun | None
 
 
@@ -109,23 +111,32 @@ def _make(checkpoint: Checkpoint, base: Path) -> Path | Exception:
         return exc
 
 
-def _modules_free_of_the_last_lab(checkpoint: Checkpoint) -> tuple[str, ...] | None:
-    """Return the modules of N that hold no region of N's last lab, or None if none can be.
+def _with_only_the_last_lab_left(checkpoint: Checkpoint) -> dict[str, str] | None:
+    """Return N's modules as a learner has them before the last lab, or None without labs.
 
-    With one lab, no module is done before the last lab starts: the answer is ``()``.
+    Each module is the reference with the markers of every other lab dropped, so their code
+    stays, and only the last lab's regions made into stubs, as the generator makes them.
     """
     if not checkpoint.labs:
         return None
-    labs = [lab.id for lab in checkpoint.labs]
-    if len(labs) == 1:
-        return ()
-
-    def holds_the_last_lab(module: str) -> bool:
-        source = (ROOT / "course/src" / module).read_text(encoding="utf-8")
-        return any(region.lab == labs[-1] for region in find_regions(source, module, labs))
-
-    free = tuple(module for module in checkpoint.modules if not holds_the_last_lab(module))
-    return free if len(free) < len(checkpoint.modules) and free else None
+    ids = [lab.id for lab in checkpoint.labs]
+    last = checkpoint.labs[-1]
+    modules = {}
+    for module in checkpoint.modules:
+        path = f"course/src/{module}"
+        source = (ROOT / path).read_text(encoding="utf-8")
+        others = {
+            line
+            for region in find_regions(source, path, ids)
+            if region.lab != last.id
+            for line in (region.begin, region.end)
+        }
+        lines = source.splitlines(keepends=True)
+        kept = "".join(line for number, line in enumerate(lines, 1) if number not in others)
+        modules[module] = make_skeleton(
+            kept, path, summaries={last.id: last.summary}, page=checkpoint.page
+        ).text
+    return modules
 
 
 def _skeletons(folder: Path) -> frozenset[str]:
@@ -148,9 +159,9 @@ def _reach(folder: Path, checkpoint: Checkpoint) -> frozenset[str]:
 
 
 def _run(
-    checkpoint: Checkpoint, folder: Path | Exception, base: Path, done: tuple[str, ...] | None
+    checkpoint: Checkpoint, folder: Path | Exception, base: Path, left: dict[str, str] | None
 ) -> Evidence | Exception:
-    """Run one folder fresh, with the reference copied back in, and with only ``done`` back.
+    """Run one folder fresh, with the reference copied back in, and with ``left`` written in.
 
     The three runs are subprocesses and independent of each other, so they run side by side.
     """
@@ -173,11 +184,12 @@ def _run(
                 shutil.copyfile(ROOT / "course/src" / module, trip / "course/src" / module)
         reach = _reach(trip, checkpoint)
         # With one lab, nothing is done before it: that copy would be the fresh folder again.
-        partial = folder if done == () else base / f"{checkpoint.name}-last-lab-left"
-        if done:
+        one_lab = len(checkpoint.labs) == 1
+        partial = folder if one_lab else base / f"{checkpoint.name}-last-lab-left"
+        if left is not None and not one_lab:
             shutil.copytree(folder, partial)
-            for module in done:
-                shutil.copyfile(ROOT / "course/src" / module, partial / "course/src" / module)
+            for module, text in left.items():
+                (partial / "course/src" / module).write_text(text, encoding="utf-8")
         # Side by side in a plain run; one after another in a pytest-xdist worker, whose
         # siblings already keep the other cores busy.
         workers = 1 if "PYTEST_XDIST_WORKER" in os.environ else 2
@@ -185,7 +197,7 @@ def _run(
             fresh = pool.submit(
                 run_focused_tests, folder, files, base / f"{folder.name}-run", FOLDER_PLUGINS
             )
-            only_the_last = () if done is None else ("--lab", checkpoint.labs[-1].id)
+            only_the_last = () if left is None else ("--lab", checkpoint.labs[-1].id)
             round_trip = (
                 fresh
                 if trip == folder
@@ -196,7 +208,7 @@ def _run(
             last_lab_left: Future[ScaffoldRun] | None = None
             if partial == folder:
                 last_lab_left = fresh  # the same folder and tests: the fresh run shows it
-            elif done is not None:
+            elif left is not None:
                 last_lab_left = pool.submit(
                     run_focused_tests, partial, own, base / f"{partial.name}-run"
                 )
@@ -237,8 +249,8 @@ def proof(name: str, gathered: dict[str, Evidence | Exception], folders_base: Pa
         # interpreter, not per thread, so two ast.parse calls in threads can fail with "AST
         # constructor recursion depth mismatch". Only the test runs are parallel.
         folder = _make(checkpoint, folders_base)
-        done = _modules_free_of_the_last_lab(checkpoint)
-        gathered[name] = _run(checkpoint, folder, folders_base, done)
+        left = _with_only_the_last_lab_left(checkpoint)
+        gathered[name] = _run(checkpoint, folder, folders_base, left)
     result = gathered[name]
     if isinstance(result, Exception):
         raise AssertionError(f"no practice folder for {name}: {result}") from result
@@ -355,22 +367,26 @@ def test_fresh_folder_fails_every_lab_test_on_a_lab_stub(name: str, proof: Evide
 
 @checkpoint_names
 def test_with_only_the_last_lab_left_it_alone_reads_not_started(name: str, proof: Evidence) -> None:
-    # A learner who finished every lab but the last runs this after each change: every test of
-    # the last lab fails on its stub, the rest pass, and the report is there. (A learner met
-    # an INTERNALERROR in this state on CPython 3.11; test_scaffold covers its cause.)
+    # A learner who finished every lab but the last runs this after each change: the earlier
+    # labs pass, the last lab's tests that fail fail on its stub, and the report is there. (A
+    # learner met an INTERNALERROR in this state on CPython 3.11; test_scaffold covers its
+    # cause.) A hardening lab may have tests that already pass here: they hold the earlier
+    # labs' code to its promises under hostile conditions, and need none of the last lab's.
     run = proof.last_lab_left
     if run is None:
-        pytest.skip("no labs, or the last lab shares its modules with the others")
+        pytest.skip("a checkpoint without labs")
     labs = [lab.id for lab in proof.checkpoint.labs]
     assert "INTERNALERROR" not in run.output
     assert run.returncode == 1, run.output[-3000:]
     last = [o for o in run.outcomes if o.lab == labs[-1]]
     assert last, f"no test of Lab {labs[-1]} ran"
     stub = re.compile(rf"^Lab {re.escape(labs[-1])}: ")
-    # Each fails on the stub itself: not an assertion about something else, nor a timeout.
+    failing = [o for o in last if o.outcome != "passed"]
+    assert failing, f"every test of Lab {labs[-1]} passes without its code"
+    # Each failure is on the stub itself: not an assertion about something else, nor a timeout.
     not_on_the_stub = [
         (o.nodeid.split("::")[-1], o.outcome, (o.message or "")[:80])
-        for o in last
+        for o in failing
         if o.outcome != "failed"
         or not o.leaves
         or not all(kind == "NotImplementedError" and stub.match(text) for kind, text in o.leaves)
@@ -378,7 +394,8 @@ def test_with_only_the_last_lab_left_it_alone_reads_not_started(name: str, proof
     assert not_on_the_stub == []
     assert [o.nodeid for o in run.failed() if o.lab != labs[-1]] == []
     count = len({o.nodeid for o in last})
-    tests = f"{count} of {count} tests fail" if count > 1 else "1 of 1 test fails"
+    fail = len({o.nodeid for o in failing})
+    tests = f"{fail} of {count} tests fail" if count > 1 else "1 of 1 test fails"
     assert f"Lab {labs[-1]:<5} not started  ({tests})" in run.output
     for lab in labs[:-1]:
         assert re.search(rf"^Lab {re.escape(lab)} +passing ", run.output, re.M), lab
