@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import errno
 import os
+import shutil
+import signal
 import socket
+import stat
+import subprocess
+import sys
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -19,7 +25,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checkpoints.support import raises_exactly
-from harness.file_hazards import describe_unusable_path
+from harness.file_hazards import describe_unusable_path, discard_partial_write
+from harness.file_tools import (
+    MAX_LINE_BYTES,
+    MAX_READ_CHARS,
+    FileToolError,
+    edit_file,
+    read_file,
+    write_file,
+)
+from harness.projection import Projection
+from harness.tool import MAX_CONTENT_CODE_POINTS
 from harness.workspace import (
     MAX_LINKS,
     Workspace,
@@ -340,6 +356,486 @@ def test_workspace_at_refuses_a_root_that_is_not_a_directory(
         workspace_at(root)
 
 
+# ---- Lab 8.2: reading, bounded ----
+
+
+def numbered_lines(count: int, width: int = 3) -> bytes:
+    """Return ``count`` lines ``l001`` ... as bytes, each ending with a line break."""
+    return b"".join(f"l{n:0{width}}\n".encode() for n in range(1, count + 1))
+
+
+@pytest.mark.lab("8.2")
+def test_a_short_output_is_kept_whole_and_spills_nothing(root: Path, ws: Workspace) -> None:
+    with Projection(ws, head_bytes=20, tail_bytes=20) as projection:
+        projection.write(b"one\n")
+        projection.write(b"two\n")
+        assert projection.finish() == "one\ntwo\n"
+    assert projection.spill_path is None
+    assert not (root / ".harness").exists()
+
+
+@pytest.mark.lab("8.2")
+def test_a_long_output_keeps_head_and_tail_and_says_what_was_left_out(
+    root: Path, ws: Workspace
+) -> None:
+    # Twenty lines of four bytes: the head keeps lines 1-5, the tail lines 16-20.
+    with Projection(ws, head_bytes=20, tail_bytes=20) as projection:
+        projection.write(numbered_lines(20, width=2))
+        text = projection.finish()
+    assert text == (
+        "l01\nl02\nl03\nl04\nl05\n"
+        "[... 10 lines (40 bytes) left out; the whole output is in .harness/output/output-1.txt:"
+        " read it with read_file from line 6]\n"
+        "l16\nl17\nl18\nl19\nl20\n"
+    )
+    assert (root / ".harness" / "output" / "output-1.txt").read_bytes() == numbered_lines(20, 2)
+
+
+@pytest.mark.lab("8.2")
+def test_head_and_tail_are_cut_to_whole_lines(ws: Workspace) -> None:
+    with Projection(ws, head_bytes=10, tail_bytes=10) as projection:
+        projection.write(b"aaaaaa\nbbbbbb\ncccccc\ndddddd\neeeeee\n")
+        text = projection.finish()
+    assert text == (
+        "aaaaaa\n"
+        "[... 3 lines (21 bytes) left out; the whole output is in .harness/output/output-1.txt:"
+        " read it with read_file from line 2]\n"
+        "eeeeee\n"
+    )
+
+
+@pytest.mark.lab("8.2")
+def test_one_long_line_shows_its_two_ends(ws: Workspace) -> None:
+    with Projection(ws, head_bytes=4, tail_bytes=4) as projection:
+        projection.write(b"0123456789abcdef")
+        text = projection.finish()
+    assert text == (
+        "0123\n[... 0 lines (8 bytes) left out; the whole output is in "
+        ".harness/output/output-1.txt: read it with read_file from line 1]\ncdef"
+    )
+
+
+@pytest.mark.lab("8.2")
+def test_each_spilled_output_gets_a_file_of_its_own(root: Path, ws: Workspace) -> None:
+    for expected in (1, 2):
+        with Projection(ws, head_bytes=4, tail_bytes=4) as projection:
+            projection.write(b"x" * 100)
+            projection.finish()
+        assert projection.spill_path == f".harness/output/output-{expected}.txt"
+    assert sorted(p.name for p in (root / ".harness" / "output").iterdir()) == [
+        "output-1.txt",
+        "output-2.txt",
+    ]
+
+
+@pytest.mark.lab("8.2")
+def test_a_projection_that_fails_half_way_removes_its_spill_file(root: Path, ws: Workspace) -> None:
+    def produce_then_fail() -> None:
+        with Projection(ws, head_bytes=4, tail_bytes=4) as projection:
+            projection.write(b"x" * 100)
+            raise KeyError("the producer failed")
+
+    with pytest.raises(KeyError, match=r"^'the producer failed'$"):
+        produce_then_fail()
+    assert list((root / ".harness" / "output").iterdir()) == []
+
+
+@pytest.mark.lab("8.2")
+def test_a_finished_projection_refuses_more(ws: Workspace) -> None:
+    projection = Projection(ws)
+    projection.write(b"done\n")
+    projection.finish()
+    with raises_exactly(RuntimeError, "cannot write: the projection is finished"):
+        projection.write(b"late\n")
+    with raises_exactly(RuntimeError, "cannot finish: the projection is finished"):
+        projection.finish()
+
+
+@pytest.mark.lab("8.2")
+def test_a_huge_output_costs_bounded_memory(ws: Workspace) -> None:
+    chunk = b"a line of output that repeats\n" * 2000  # about 60 KB, made before measuring
+    tracemalloc.start()
+    try:
+        with Projection(ws) as projection:
+            for _ in range(300):  # about 18 MB
+                projection.write(chunk)
+            text = projection.finish()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 512 * 1024
+    assert len(text) < MAX_CONTENT_CODE_POINTS
+    assert "[... " in text
+
+
+@pytest.mark.lab("8.2")
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    chunks=st.lists(st.text(alphabet="ab\n", max_size=30), max_size=12),
+    head=st.integers(1, 25),
+    tail=st.integers(1, 25),
+)
+def test_the_projection_shows_a_prefix_a_suffix_and_exactly_what_it_left_out(
+    root: Path, chunks: list[str], head: int, tail: int
+) -> None:
+    ws = workspace_at(root)
+    shutil.rmtree(root / ".harness", ignore_errors=True)
+    whole = "".join(chunks)
+    with Projection(ws, head_bytes=head, tail_bytes=tail) as projection:
+        for chunk in chunks:
+            projection.write(chunk.encode())
+            assert len(projection.kept) <= head + tail  # bounded, whatever the output
+            assert len(projection.tail) <= tail + 1
+        text = projection.finish()
+    if len(whole) <= head + tail:
+        assert projection.spill_path is None
+        assert text == whole
+        return
+    assert (root / ".harness" / "output" / "output-1.txt").read_text() == whole
+    shown_head, rest = text.split("[... ", 1)
+    marker, shown_tail = rest.split("]\n", 1)
+    assert whole.endswith(shown_tail)
+    # A head with no line break of its own is shown with one, so that the marker starts a line.
+    heads = {shown_head, shown_head.removesuffix("\n")}
+    described = set()
+    for kept in heads:
+        if whole.startswith(kept):
+            left_out = whole[len(kept) : len(whole) - len(shown_tail)]
+            described.add(
+                f"{left_out.count(chr(10)):,} lines ({len(left_out):,} bytes) left out; "
+                f"the whole output is in .harness/output/output-1.txt: "
+                f"read it with read_file from line {kept.count(chr(10)) + 1}"
+            )
+    assert marker in described
+
+
+@pytest.mark.lab("8.2")
+def test_read_file_numbers_the_lines(root: Path, ws: Workspace) -> None:
+    (root / "a.txt").write_text("alpha\nbeta\r\n\ngamma", encoding="utf-8")
+    assert read_file(ws, "a.txt") == "     1\talpha\n     2\tbeta\n     3\t\n     4\tgamma"
+
+
+@pytest.mark.lab("8.2")
+def test_offset_and_limit_choose_the_lines_and_say_where_to_go_on(
+    root: Path, ws: Workspace
+) -> None:
+    (root / "n.txt").write_bytes(numbered_lines(10))
+    assert read_file(ws, "n.txt", offset=4, limit=2) == (
+        "     4\tl004\n     5\tl005\n[more lines follow; continue with offset=6]"
+    )
+    assert read_file(ws, "n.txt", offset=9, limit=5) == "     9\tl009\n    10\tl010"
+
+
+@pytest.mark.lab("8.2")
+def test_a_read_stops_at_its_character_cap_and_says_where_to_go_on(
+    root: Path, ws: Workspace
+) -> None:
+    # Each line shows as 6 + 1 + 100 characters and a line break: 32 of them fit in 3500.
+    (root / "wide.txt").write_text(("x" * 100 + "\n") * 100, encoding="utf-8")
+    text = read_file(ws, "wide.txt")
+    assert text.endswith("\n[stopped to stay under 3500 characters; continue with offset=33]")
+    assert text.count("\t") == 32
+    assert MAX_READ_CHARS == 3500
+
+
+@pytest.mark.lab("8.2")
+def test_a_line_longer_than_the_cap_is_cut_and_the_next_line_is_whole(
+    root: Path, ws: Workspace
+) -> None:
+    (root / "long.txt").write_text("y" * 5000 + "\nnext\n", encoding="utf-8")
+    assert read_file(ws, "long.txt") == (
+        "     1\t" + "y" * MAX_LINE_BYTES + " [line cut at 1000 bytes]\n     2\tnext"
+    )
+
+
+@pytest.mark.lab("8.2")
+def test_a_line_cut_inside_a_character_loses_only_that_character(root: Path, ws: Workspace) -> None:
+    (root / "wide.txt").write_text("a" + "é" * 1000 + "\n", encoding="utf-8")  # 2001 bytes
+    assert read_file(ws, "wide.txt") == "     1\ta" + "é" * 499 + " [line cut at 1000 bytes]"
+
+
+@pytest.mark.lab("8.2")
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "img.bin",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+            "NOT_TEXT: 'img.bin' looks binary (a NUL byte in its first 8192 bytes)",
+        ),
+        ("latin1.txt", b"plain\ncaf\xe9\n", "NOT_TEXT: 'latin1.txt' is not UTF-8 text (line 2)"),
+    ],
+)
+def test_a_file_that_is_not_text_is_refused(
+    root: Path, ws: Workspace, name: str, content: bytes, message: str
+) -> None:
+    (root / name).write_bytes(content)
+    with raises_exactly(FileToolError, message):
+        read_file(ws, name)
+
+
+@pytest.mark.lab("8.2")
+def test_an_offset_past_the_end_is_refused_and_an_empty_file_says_so(
+    root: Path, ws: Workspace
+) -> None:
+    (root / "a.txt").write_text("one\ntwo\n", encoding="utf-8")
+    (root / "empty.txt").write_bytes(b"")
+    with raises_exactly(
+        FileToolError, "READ_PAST_END: offset 5 is past the end of 'a.txt' (2 lines)"
+    ):
+        read_file(ws, "a.txt", offset=5)
+    assert read_file(ws, "empty.txt") == "['empty.txt' is empty]"
+
+
+@pytest.mark.lab("8.2")
+def test_a_spilled_output_can_be_read_in_pages(root: Path, ws: Workspace) -> None:
+    with Projection(ws, head_bytes=10, tail_bytes=10) as projection:
+        projection.write(numbered_lines(50))
+        projection.finish()
+    assert read_file(ws, ".harness/output/output-1.txt", offset=20, limit=2) == (
+        "    20\tl020\n    21\tl021\n[more lines follow; continue with offset=22]"
+    )
+
+
+@pytest.mark.lab("8.2")
+def test_the_first_lines_of_a_1_gb_file_cost_what_those_of_a_small_one_cost(
+    root: Path, ws: Workspace
+) -> None:
+    # A sparse file: 3,000 lines of text, then zeros up to 1 GB that take no disk space.
+    with open(root / "big.log", "wb") as file:
+        file.write(numbered_lines(3000, width=4))
+        file.truncate(1 << 30)
+    (root / "small.log").write_bytes(numbered_lines(3000, width=4))
+    tracemalloc.start()
+    try:
+        big = read_file(ws, "big.log")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert big == read_file(ws, "small.log")
+    assert peak < 256 * 1024
+
+
+def test_read_file_refuses_an_offset_or_limit_the_validator_would_not_pass(
+    ws: Workspace,
+) -> None:
+    with raises_exactly(ValueError, "offset must be a positive int, got 0"):
+        read_file(ws, "a.txt", offset=0)
+    with raises_exactly(ValueError, "limit must be a positive int, got True"):
+        read_file(ws, "a.txt", limit=True)
+
+
+# ---- Lab 8.3: writing and editing ----
+
+
+def names_in(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+@pytest.mark.lab("8.3")
+def test_write_file_creates_the_file_and_its_directories(root: Path, ws: Workspace) -> None:
+    assert write_file(ws, "src/pkg/new.txt", "hello\n") == "wrote 6 bytes to 'src/pkg/new.txt'"
+    assert (root / "src" / "pkg" / "new.txt").read_text(encoding="utf-8") == "hello\n"
+    assert names_in(root / "src" / "pkg") == ["new.txt"]  # no temporary file left behind
+
+
+@pytest.mark.lab("8.3")
+def test_write_file_replaces_the_content_and_keeps_the_mode(root: Path, ws: Workspace) -> None:
+    script = root / "run.sh"
+    script.write_text("echo old\n", encoding="utf-8")
+    script.chmod(0o750)
+    assert write_file(ws, "run.sh", "echo new\n") == "wrote 9 bytes to 'run.sh'"
+    assert script.read_text(encoding="utf-8") == "echo new\n"
+    assert stat.S_IMODE(script.stat().st_mode) == 0o750
+
+
+@pytest.mark.lab("8.3")
+def test_a_reader_sees_the_old_content_until_the_rename(root: Path, ws: Workspace) -> None:
+    (root / "a.txt").write_text("old\n", encoding="utf-8")
+    seen: list[str] = []
+
+    def read_before_the_rename() -> None:  # the new content is on disk, under another name
+        seen.append((root / "a.txt").read_text(encoding="utf-8"))
+
+    write_file(ws, "a.txt", "new\n", before_rename=read_before_the_rename)
+    assert seen == ["old\n"]
+    assert (root / "a.txt").read_text(encoding="utf-8") == "new\n"
+
+
+@pytest.mark.lab("8.3")
+def test_writing_through_a_link_inside_replaces_the_file_it_points_to(
+    root: Path, ws: Workspace
+) -> None:
+    (root / "src").mkdir()
+    (root / "src" / "real.txt").write_text("old\n", encoding="utf-8")
+    (root / "link.txt").symlink_to("src/real.txt")
+    write_file(ws, "link.txt", "new\n")
+    assert (root / "link.txt").is_symlink()
+    assert (root / "src" / "real.txt").read_text(encoding="utf-8") == "new\n"
+
+
+@pytest.mark.lab("8.3")
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        (
+            "../outside/new.txt",
+            "PATH_OUTSIDE_WORKSPACE: '../outside/new.txt' is outside the workspace",
+        ),
+        ("out/new.txt", "PATH_OUTSIDE_WORKSPACE: 'out/new.txt' is outside the workspace"),
+        (
+            "out/deeper/new.txt",
+            "PATH_OUTSIDE_WORKSPACE: 'out/deeper/new.txt' is outside the workspace",
+        ),
+        ("escape.txt", "PATH_OUTSIDE_WORKSPACE: 'escape.txt' is outside the workspace"),
+        ("src", "PATH_NOT_A_FILE: 'src' is a directory, not a file"),
+        (".", "PATH_NOT_A_FILE: '.' is a directory, not a file"),
+    ],
+)
+def test_a_write_that_would_leave_the_workspace_writes_nothing_anywhere(
+    root: Path, ws: Workspace, path: str, message: str
+) -> None:
+    (root / "src").mkdir()
+    (root / "out").symlink_to("../outside")
+    (root / "escape.txt").symlink_to(root.parent / "outside" / "secret.txt")
+    before = names_in(root), names_in(root.parent / "outside")
+    with raises_exactly(WorkspaceError, message):
+        write_file(ws, path, "pwned\n")
+    assert (names_in(root), names_in(root.parent / "outside")) == before
+    assert (root.parent / "outside" / "secret.txt").read_text(encoding="utf-8") == SECRET
+
+
+@pytest.mark.lab("8.3")
+def test_content_that_utf8_cannot_encode_is_refused(root: Path, ws: Workspace) -> None:
+    with raises_exactly(FileToolError, "NOT_TEXT: the content is not valid UTF-8 text"):
+        write_file(ws, "a.txt", "half a pair \ud800")
+    assert names_in(root) == []
+
+
+@pytest.mark.lab("8.3")
+def test_a_write_killed_before_its_rename_leaves_the_old_content(root: Path, ws: Workspace) -> None:
+    # A real kill, in a child process: SIGKILL lets no cleanup run. The old content stays
+    # whole; what is left is the hidden temporary file, never a half-written a.txt.
+    write_file(ws, "a.txt", "old content\n")
+    child = (
+        "import os, signal, sys\n"
+        "from harness.file_tools import write_file\n"
+        "from harness.workspace import workspace_at\n"
+        "kill = lambda: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "write_file(workspace_at(sys.argv[1]), 'a.txt', 'new ' * 100_000, before_rename=kill)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", child, str(root)], check=False, timeout=20)
+    assert done.returncode == -signal.SIGKILL
+    assert (root / "a.txt").read_text(encoding="utf-8") == "old content\n"
+    left = [name for name in names_in(root) if name != "a.txt"]
+    assert len(left) == 1
+    assert left[0].startswith(".a.txt.")
+    assert left[0].endswith(".tmp")
+
+
+@pytest.mark.lab("8.3")
+def test_edit_replaces_an_exact_string_that_occurs_once(root: Path, ws: Workspace) -> None:
+    (root / "a.py").write_text("x = 1\ny = 2\n", encoding="utf-8")
+    assert edit_file(ws, "a.py", "y = 2", "y = 3") == "replaced 1 match in 'a.py'"
+    assert (root / "a.py").read_text(encoding="utf-8") == "x = 1\ny = 3\n"
+
+
+@pytest.mark.lab("8.3")
+def test_edit_replaces_every_match_when_the_model_names_their_count(
+    root: Path, ws: Workspace
+) -> None:
+    (root / "a.py").write_text("n\nn\nn\n", encoding="utf-8")
+    assert edit_file(ws, "a.py", "n", "m", count=3) == "replaced 3 matches in 'a.py'"
+    assert (root / "a.py").read_text(encoding="utf-8") == "m\nm\nm\n"
+
+
+@pytest.mark.lab("8.3")
+@pytest.mark.parametrize(
+    ("old", "count", "message"),
+    [
+        ("absent", 1, "EDIT_NO_MATCH: 'a.py' has no match for old_text"),
+        (
+            "n",
+            1,
+            "EDIT_MATCH_COUNT: 'a.py' has 3 matches for old_text, not 1; "
+            "add context to old_text, or pass count=3",
+        ),
+        (
+            "n",
+            2,
+            "EDIT_MATCH_COUNT: 'a.py' has 3 matches for old_text, not 2; "
+            "add context to old_text, or pass count=3",
+        ),
+        ("", 1, "EDIT_EMPTY_OLD_TEXT: old_text is empty; name the exact text to replace"),
+    ],
+)
+def test_an_edit_that_is_missing_or_ambiguous_says_how_many_matches_and_changes_nothing(
+    root: Path, ws: Workspace, old: str, count: int, message: str
+) -> None:
+    (root / "a.py").write_text("n\nn\nn\n", encoding="utf-8")
+    with raises_exactly(FileToolError, message):
+        edit_file(ws, "a.py", old, "m", count=count)
+    assert (root / "a.py").read_text(encoding="utf-8") == "n\nn\nn\n"
+
+
+@pytest.mark.lab("8.3")
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        (
+            "big.txt",
+            b"a" * 1_000_001,
+            "EDIT_FILE_TOO_LARGE: 'big.txt' is 1,000,001 bytes; "
+            "edit_file changes files of up to 1,000,000 bytes",
+        ),
+        ("bin.dat", b"caf\xe9 au lait", "NOT_TEXT: 'bin.dat' is not UTF-8 text"),
+    ],
+)
+def test_edit_refuses_a_file_it_cannot_hold_or_read_as_text(
+    root: Path, ws: Workspace, name: str, content: bytes, message: str
+) -> None:
+    (root / name).write_bytes(content)
+    with raises_exactly(FileToolError, message):
+        edit_file(ws, name, "a", "b")
+    assert (root / name).read_bytes() == content
+
+
+@pytest.mark.lab("8.3")
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    text=st.text(alphabet="abc\n", max_size=40),
+    old=st.text(alphabet="abc", min_size=1, max_size=3),
+    new=st.text(alphabet="xyz", max_size=3),
+)
+def test_an_edit_changes_exactly_the_matches_or_nothing(
+    root: Path, text: str, old: str, new: str
+) -> None:
+    ws = workspace_at(root)
+    (root / "f.txt").write_text(text, encoding="utf-8")
+    found = text.count(old)
+    try:
+        edit_file(ws, "f.txt", old, new)
+    except FileToolError as exc:
+        refused = exc.message
+    else:
+        refused = ""
+    if found == 1:
+        assert refused == ""
+        assert (root / "f.txt").read_text(encoding="utf-8") == text.replace(old, new)
+    else:
+        assert refused.startswith(f"'f.txt' has {found} matches" if found else "'f.txt' has no")
+        assert (root / "f.txt").read_text(encoding="utf-8") == text
+
+
+def test_edit_refuses_a_count_the_validator_would_not_pass(ws: Workspace) -> None:
+    with raises_exactly(ValueError, "count must be a positive int, got 0"):
+        edit_file(ws, "a.py", "a", "b", count=0)
+
+
 # ---- Lab 8.7: hostile files and paths ----
 
 
@@ -399,3 +895,39 @@ def test_any_other_system_refusal_is_named_with_the_systems_reason() -> None:
     assert describe_unusable_path("locked/a.txt", error) == (
         "'locked/a.txt' cannot be used: Permission denied"
     )
+
+
+@pytest.mark.lab("8.7")
+@pytest.mark.parametrize("interruption", [KeyboardInterrupt, OSError])
+def test_a_write_interrupted_before_its_rename_leaves_the_old_content_and_no_trace(
+    root: Path, ws: Workspace, interruption: type[BaseException]
+) -> None:
+    (root / "a.txt").write_text("old content\n", encoding="utf-8")
+
+    def interrupt() -> None:
+        raise interruption("interrupted before the rename")
+
+    with pytest.raises(interruption, match=r"^interrupted before the rename$"):
+        write_file(ws, "a.txt", "new content\n", before_rename=interrupt)
+    assert (root / "a.txt").read_text(encoding="utf-8") == "old content\n"
+    assert names_in(root) == ["a.txt"]  # the temporary file is gone too
+
+
+@pytest.mark.lab("8.7")
+def test_discarding_a_partial_write_twice_is_harmless(root: Path) -> None:
+    (root / ".a.txt.0.tmp").write_text("half", encoding="utf-8")
+    directory = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        discard_partial_write(directory, b".a.txt.0.tmp")
+        discard_partial_write(directory, b".a.txt.0.tmp")
+    finally:
+        os.close(directory)
+    assert names_in(root) == []
+
+
+@pytest.mark.lab("8.7")
+def test_writing_over_a_fifo_is_refused_and_the_fifo_stays(root: Path, ws: Workspace) -> None:
+    os.mkfifo(root / "pipe")
+    with raises_exactly(WorkspaceError, "PATH_NOT_A_FILE: 'pipe' is a FIFO, not a file"):
+        write_file(ws, "pipe", "data\n")
+    assert stat.S_ISFIFO((root / "pipe").stat().st_mode)
