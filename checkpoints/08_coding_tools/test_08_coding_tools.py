@@ -25,17 +25,31 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from checkpoints.support import raises_exactly
+from harness.abort import AbortController
+from harness.agent_loop import LoopCompleted, run_agent_loop
+from harness.coding_tools import coding_tool_policies, coding_tools
 from harness.file_hazards import describe_unusable_path, discard_partial_write
 from harness.file_tools import (
     MAX_LINE_BYTES,
     MAX_READ_CHARS,
     FileToolError,
     edit_file,
+    grep,
+    list_files,
     read_file,
     write_file,
 )
 from harness.projection import Projection
-from harness.tool import MAX_CONTENT_CODE_POINTS
+from harness.protocol import (
+    AssistantMessage,
+    TextBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    thaw_json,
+)
+from harness.scripted_model import ScriptedModel, ScriptedResponse
+from harness.tool import MAX_CONTENT_CODE_POINTS, ToolRegistry, execute_tool_call
 from harness.workspace import (
     MAX_LINKS,
     Workspace,
@@ -834,6 +848,211 @@ def test_an_edit_changes_exactly_the_matches_or_nothing(
 def test_edit_refuses_a_count_the_validator_would_not_pass(ws: Workspace) -> None:
     with raises_exactly(ValueError, "count must be a positive int, got 0"):
         edit_file(ws, "a.py", "a", "b", count=0)
+
+
+# ---- Lab 8.4: listing and searching ----
+
+
+def make_tree(root: Path) -> None:
+    (root / "src" / "b").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("import os\nneedle = 1\n", encoding="utf-8")
+    (root / "src" / "b" / "c.py").write_text("no match\nneedle again\n", encoding="utf-8")
+    (root / "README.md").write_text("a needle in the readme\n", encoding="utf-8")
+    (root / "logo.png").write_bytes(b"\x89PNG\0needle\0")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("needle\n", encoding="utf-8")
+    (root / "out").symlink_to("../outside")
+
+
+@pytest.mark.lab("8.4")
+def test_list_files_walks_depth_first_each_directory_sorted(root: Path, ws: Workspace) -> None:
+    make_tree(root)
+    assert list_files(ws) == (
+        ".git/\nREADME.md\nlogo.png\nout@\nsrc/\nsrc/a.py\nsrc/b/\nsrc/b/c.py\n"
+    )
+
+
+@pytest.mark.lab("8.4")
+def test_a_pattern_filters_the_paths_below_the_directory(root: Path, ws: Workspace) -> None:
+    make_tree(root)
+    assert list_files(ws, pattern="*.py") == "src/a.py\nsrc/b/c.py\n"
+    assert list_files(ws, "src") == "src/a.py\nsrc/b/\nsrc/b/c.py\n"
+    assert list_files(ws, "src", pattern="b*") == "src/b/\nsrc/b/c.py\n"
+    assert list_files(ws, pattern="*.rs") == "[nothing under '.' matches '*.rs']\n"
+
+
+@pytest.mark.lab("8.4")
+def test_listing_never_enters_a_link_nor_reaches_outside(root: Path, ws: Workspace) -> None:
+    make_tree(root)
+    assert "secret" not in list_files(ws)
+    with raises_exactly(WorkspaceError, "PATH_OUTSIDE_WORKSPACE: 'out' is outside the workspace"):
+        list_files(ws, "out")
+    with raises_exactly(WorkspaceError, "PATH_OUTSIDE_WORKSPACE: '..' is outside the workspace"):
+        list_files(ws, "..")
+
+
+@pytest.mark.lab("8.4")
+def test_a_name_that_is_not_utf8_is_listed_with_its_bytes_escaped(
+    root: Path, ws: Workspace
+) -> None:
+    os.close(os.open(os.path.join(os.fsencode(root), b"bad\xff.txt"), os.O_CREAT | os.O_WRONLY))
+    assert list_files(ws) == "bad\\xff.txt\n"
+
+
+@pytest.mark.lab("8.4")
+def test_a_listing_stops_at_its_budgets_and_says_so(
+    root: Path, ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in "abcde":
+        (root / name).write_text("", encoding="utf-8")
+    monkeypatch.setattr("harness.file_tools.MAX_LISTED", 3)
+    assert list_files(ws) == "a\nb\nc\n[stopped after 3 entries; narrow the path or pattern]\n"
+    monkeypatch.setattr("harness.file_tools.MAX_SCANNED", 2)
+    assert list_files(ws).endswith("[stopped looking after 2 entries]\n")
+
+
+@pytest.mark.lab("8.4")
+def test_a_long_listing_is_projected_and_spilled_whole(root: Path, ws: Workspace) -> None:
+    for n in range(400):
+        (root / f"file-{n:03}.txt").write_text("", encoding="utf-8")
+    text = list_files(ws)
+    assert text.startswith("file-000.txt\n")
+    assert "left out; the whole output is in .harness/output/output-1.txt" in text
+    assert text.endswith("file-399.txt\n")
+    spilled = (root / ".harness" / "output" / "output-1.txt").read_text(encoding="utf-8")
+    assert spilled == "".join(f"file-{n:03}.txt\n" for n in range(400))
+
+
+@pytest.mark.lab("8.4")
+def test_grep_finds_a_plain_string_in_text_files_in_listing_order(
+    root: Path, ws: Workspace
+) -> None:
+    make_tree(root)
+    # Not in logo.png (binary), not in .git (not entered), not through out (a link).
+    assert grep(ws, "needle") == (
+        "README.md:1: a needle in the readme\nsrc/a.py:2: needle = 1\nsrc/b/c.py:2: needle again\n"
+    )
+    assert grep(ws, "needle", "src", pattern="b/*") == "src/b/c.py:2: needle again\n"
+    assert grep(ws, "secret") == "[no match for 'secret' under '.']\n"
+
+
+@pytest.mark.lab("8.4")
+def test_grep_text_is_literal_not_a_regular_expression(root: Path, ws: Workspace) -> None:
+    (root / "r.txt").write_text("a.*b\naxxb\n", encoding="utf-8")
+    assert grep(ws, "a.*b") == "r.txt:1: a.*b\n"
+
+
+@pytest.mark.lab("8.4")
+def test_grep_stops_at_its_match_budget_and_says_so(
+    root: Path, ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "many.txt").write_text("hit\n" * 10, encoding="utf-8")
+    monkeypatch.setattr("harness.file_tools.MAX_MATCHES", 2)
+    assert grep(ws, "hit") == (
+        "many.txt:1: hit\nmany.txt:2: hit\n[stopped after 2 matches; narrow the search]\n"
+    )
+
+
+def test_grep_refuses_empty_text(ws: Workspace) -> None:
+    with raises_exactly(ValueError, "text must be a non-empty str"):
+        grep(ws, "")
+
+
+# ---- the tools together: checkpoint 06 definitions, run by checkpoint 07's loop ----
+
+
+@pytest.mark.lab("8.4")
+def test_the_coding_tools_are_the_file_tools_with_their_policies(ws: Workspace) -> None:
+    list_files(ws)  # the lab's code first, so that a stub fails here
+    tools = coding_tools(ws)
+    assert [tool.name for tool in tools] == [
+        "read_file",
+        "write_file",
+        "edit_file",
+        "list_files",
+        "grep",
+    ]
+    policies = coding_tool_policies()
+    assert sorted(name for name, p in policies.items() if p.concurrency_safe) == [
+        "grep",
+        "list_files",
+        "read_file",
+    ]
+    assert thaw_json(tools[0].parameters) == {
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "a path in the workspace, relative to its root",
+            },
+            "offset": {"type": "integer", "minimum": 1},
+            "limit": {"type": "integer", "minimum": 1},
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    }
+
+
+@pytest.mark.lab("8.4")
+async def test_a_refusal_reaches_the_model_as_an_error_result(root: Path, ws: Workspace) -> None:
+    write_file(ws, "a.txt", "alpha\n")  # the lab's code first, so that a stub fails here
+    registry = ToolRegistry(coding_tools(ws))
+    signal = AbortController().signal
+    outside = await execute_tool_call(
+        registry, {"id": "c1", "name": "read_file", "arguments": {"path": "../x"}}, signal
+    )
+    assert outside.is_error
+    assert outside.content == (
+        '{"error":{"code":"TOOL_EXECUTION_FAILED","message":'
+        "\"WorkspaceError: PATH_OUTSIDE_WORKSPACE: '../x' is outside the workspace\"}}"
+    )
+    bad = await execute_tool_call(
+        registry,
+        {"id": "c2", "name": "read_file", "arguments": {"path": "a.txt", "offset": 0}},
+        signal,
+    )
+    assert bad.content == (
+        '{"error":{"code":"TOOL_ARGUMENTS_INVALID","message":"offset: must be at least 1"}}'
+    )
+
+
+@pytest.mark.lab("8.4")
+async def test_an_agent_writes_edits_and_reads_a_file_through_the_loop(
+    root: Path, ws: Workspace
+) -> None:
+    write_file(ws, "notes.txt", "draft\n")  # the lab's code first, so that a stub fails here
+
+    def asks(*calls: tuple[str, str, dict[str, object]]) -> ScriptedResponse:
+        made = tuple(ToolCall.create(id=i, name=n, arguments=a) for i, n, a in calls)
+        return ScriptedResponse.reply(AssistantMessage(content=made))
+
+    model = ScriptedModel(
+        [
+            asks(("c1", "write_file", {"path": "src/app.py", "content": "x = 1\n"})),
+            asks(("c2", "edit_file", {"path": "src/app.py", "old_text": "1", "new_text": "2"})),
+            asks(("c3", "read_file", {"path": "src/app.py"}), ("c4", "grep", {"text": "x ="})),
+            ScriptedResponse.reply(AssistantMessage(content=(TextBlock(text="done"),))),
+        ]
+    )
+    run = run_agent_loop(
+        model,
+        ToolRegistry(coding_tools(ws)),
+        [UserMessage(content=(TextBlock(text="make app.py say x = 2"),))],
+        signal=AbortController().signal,
+        policies=coding_tool_policies(),
+    )
+    async for _ in run:
+        pass
+    result = await run.result()
+    assert type(result) is LoopCompleted
+    results = {m.tool_call_id: m.content for m in result.transcript if type(m) is ToolResultMessage}
+    assert results == {
+        "c1": "wrote 6 bytes to 'src/app.py'",
+        "c2": "replaced 1 match in 'src/app.py'",
+        "c3": "     1\tx = 2",
+        "c4": "src/app.py:1: x = 2\n",
+    }
+    assert (root / "src" / "app.py").read_text(encoding="utf-8") == "x = 2\n"
 
 
 # ---- Lab 8.7: hostile files and paths ----
