@@ -1,15 +1,16 @@
-"""Run the course's benchmarks in turn: the tool call, then the event stream.
+"""Run the course's benchmarks in turn: the tool call, the event stream, the coding tools.
 
 ``nox -s bench`` runs this file (as a script, so this folder is on ``sys.path``). Arguments go
-to the tool-call benchmark (``--calls``, ``--repeats``, ``--warmup``); the event-stream
-benchmark runs with its defaults. Benchmarks are reports, not tests: this exits 0 whatever the
-numbers are.
+to the tool-call benchmark (``--calls``, ``--repeats``, ``--warmup``); the event-stream and
+coding-tools benchmarks run with their defaults. Benchmarks are reports, not tests: this exits
+0 whatever the numbers are.
 """
 
 from __future__ import annotations
 
 import sys
 
+import bench_coding_tools
 import bench_event_stream
 import bench_tool_call
 
@@ -17,11 +18,13 @@ __all__ = ["main"]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run both benchmarks and return 0: benchmarks report, they do not gate."""
+    """Run every benchmark and return 0: benchmarks report, they do not gate."""
     print("== bench/bench_tool_call.py ==\n")
     bench_tool_call.main(sys.argv[1:] if argv is None else argv)
     print("\n== bench/bench_event_stream.py ==\n")
     bench_event_stream.main([])
+    print("\n== bench/bench_coding_tools.py ==\n")
+    bench_coding_tools.main([])
     print()
     return 0
 

@@ -29,13 +29,12 @@ from harness.abort import AbortController
 from harness.agent_loop import LoopCompleted, run_agent_loop
 from harness.coding_tools import coding_tool_policies, coding_tools
 from harness.file_hazards import describe_unusable_path, discard_partial_write
+from harness.file_search import grep, list_files
 from harness.file_tools import (
     MAX_LINE_BYTES,
     MAX_READ_CHARS,
     FileToolError,
     edit_file,
-    grep,
-    list_files,
     read_file,
     write_file,
 )
@@ -905,9 +904,9 @@ def test_a_listing_stops_at_its_budgets_and_says_so(
 ) -> None:
     for name in "abcde":
         (root / name).write_text("", encoding="utf-8")
-    monkeypatch.setattr("harness.file_tools.MAX_LISTED", 3)
+    monkeypatch.setattr("harness.file_search.MAX_LISTED", 3)
     assert list_files(ws) == "a\nb\nc\n[stopped after 3 entries; narrow the path or pattern]\n"
-    monkeypatch.setattr("harness.file_tools.MAX_SCANNED", 2)
+    monkeypatch.setattr("harness.file_search.MAX_SCANNED", 2)
     assert list_files(ws).endswith("[stopped looking after 2 entries]\n")
 
 
@@ -947,7 +946,7 @@ def test_grep_stops_at_its_match_budget_and_says_so(
     root: Path, ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (root / "many.txt").write_text("hit\n" * 10, encoding="utf-8")
-    monkeypatch.setattr("harness.file_tools.MAX_MATCHES", 2)
+    monkeypatch.setattr("harness.file_search.MAX_MATCHES", 2)
     assert grep(ws, "hit") == (
         "many.txt:1: hit\nmany.txt:2: hit\n[stopped after 2 matches; narrow the search]\n"
     )

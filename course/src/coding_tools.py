@@ -1,6 +1,7 @@
 """Assemble the coding tools of checkpoint 08 into the tool definitions one agent run is given.
 
-This is the one place that turns the plain functions of ``harness.file_tools`` into checkpoint
+This is the one place that turns the plain functions of ``harness.file_tools`` and
+``harness.file_search`` into checkpoint
 06 tools (``define_tool``, with validators from ``harness.validators``) and says how checkpoint
 07's loop may run them (``ToolPolicy``). The functions are blocking file I/O, so each tool runs
 its function in a worker thread: the event loop keeps serving the other calls meanwhile. A
@@ -17,7 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.agent_loop import ToolPolicy
-from harness.file_tools import MAX_READ_LINES, edit_file, grep, list_files, read_file, write_file
+from harness.file_search import grep, list_files
+from harness.file_tools import MAX_READ_LINES, edit_file, read_file, write_file
 from harness.tool import ToolContext, ToolDefinition, define_tool
 from harness.validators import object_schema, optional, positive_integer, string
 from harness.workspace import Workspace

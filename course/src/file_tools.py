@@ -1,10 +1,10 @@
-"""The file tools of a coding agent: read, write, edit, list and search inside a workspace.
+"""The file tools of a coding agent that read and change one file: read, write and edit.
 
 Each is a plain function of a ``Workspace`` and the model's arguments that returns the text the
 model reads, or raises ``FileToolError`` (or the workspace's ``WorkspaceError``) with a code and a
-message naming the path as the model gave it. ``harness.coding_tools`` wraps them as tools.
-Every one of them costs bounded memory, whatever the size of the files: lines are read with a
-cap, output is projected (``harness.projection``), walks stop at a budget.
+message naming the path as the model gave it. ``harness.file_search`` lists and searches, and
+``harness.coding_tools`` wraps them all as tools. Each costs bounded memory whatever the size of
+the file: lines are read one at a time with a cap, and edit refuses a file it cannot hold.
 """
 
 from __future__ import annotations
@@ -18,32 +18,25 @@ __all__ = [
     "FILE_TOOL_CODES",
     "MAX_EDIT_BYTES",
     "MAX_LINE_BYTES",
-    "MAX_LISTED",
-    "MAX_MATCHES",
     "MAX_READ_CHARS",
     "MAX_READ_LINES",
-    "MAX_SCANNED",
     "NOT_TEXT",
     "READ_PAST_END",
     "FileToolError",
     "edit_file",
-    "grep",
-    "list_files",
     "read_file",
+    "read_lines",
     "write_file",
 ]
 
 import codecs
-import contextlib
-import fnmatch
 import os
 import secrets
 import stat
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Iterator
 from typing import BinaryIO, Final
 
 from harness.file_hazards import describe_special_file, discard_partial_write
-from harness.projection import Projection
 from harness.workspace import PATH_NOT_A_FILE, Workspace, WorkspaceError
 
 # --8<-- [start:codes]
@@ -71,16 +64,7 @@ MAX_LINE_BYTES: Final = 1000  # longer lines are cut, and the cut is said
 MAX_READ_CHARS: Final = 3500  # numbered text one read returns: under 06's 4096 with its note
 BINARY_PROBE_BYTES: Final = 8192  # a NUL byte in these means binary, as git decides
 MAX_EDIT_BYTES: Final = 1_000_000  # edit reads the whole file: it must be small
-MAX_LISTED: Final = 10_000  # entries list_files returns at most
-MAX_MATCHES: Final = 1000  # lines grep returns at most
-MAX_SCANNED: Final = 50_000  # directory entries one walk looks at, matching or not
-MAX_GREP_LINE_CHARS: Final = 200  # of a matching line, shown
 # --8<-- [end:limits]
-
-_SKIPPED_DIRECTORIES: Final = frozenset({".git"})
-_SUFFIXES: Final = {"file": "", "directory": "/", "link": "@", "other": ""}  # as ls -F marks
-_DIRECTORY_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class FileToolError(Exception):
@@ -119,7 +103,7 @@ def read_file(
         shown: list[str] = []
         size = 0
         number = 0
-        for number, line, cut in _lines(file):
+        for number, line, cut in read_lines(file):
             if number < offset:
                 continue  # read and dropped: memory stays one line
             if number == offset + limit:
@@ -155,9 +139,17 @@ def _refuse_binary(file: BinaryIO, path: str) -> None:
     file.seek(0)
 
 
-# --8<-- [start:lines]
-def _lines(file: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
-    """Yield each line's number, its bytes (at most MAX_LINE_BYTES) and whether it was cut."""
+# END LAB 8.2
+
+
+# --8<-- [start:read-lines]
+def read_lines(file: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
+    """Yield each line's number, its bytes (at most MAX_LINE_BYTES) and whether it was cut.
+
+    The line break is not part of the bytes. Memory stays one capped line, however long the
+    lines of the file: the rest of a long line is read and dropped a bounded piece at a time.
+    """
+    # BEGIN LAB 8.2
     number = 0
     while line := file.readline(MAX_LINE_BYTES + 1):  # never a whole 1 GB line in memory
         number += 1
@@ -167,11 +159,13 @@ def _lines(file: BinaryIO) -> Iterator[tuple[int, bytes, bool]]:
             while (rest := file.readline(64 * 1024)) and not rest.endswith(b"\n"):
                 pass  # skip the rest of the long line, a bounded piece at a time
         yield number, line.removesuffix(b"\n").removesuffix(b"\r"), cut
+    # END LAB 8.2
 
 
-# --8<-- [end:lines]
+# --8<-- [end:read-lines]
 
 
+# BEGIN LAB 8.2
 def _text_of(line: bytes, number: int, path: str, *, cut: bool) -> str:
     """Decode one line as UTF-8; a line cut inside a character loses only that character."""
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -335,157 +329,3 @@ def _read_whole_text(workspace: Workspace, path: str) -> str:
 
 
 # END LAB 8.3
-
-
-# ---------------------------------------------------------------------------------------------
-# Lab 8.4: listing and searching, bounded and sorted.
-# ---------------------------------------------------------------------------------------------
-
-
-# --8<-- [start:list]
-def list_files(workspace: Workspace, path: str = ".", *, pattern: str = "*") -> str:
-    """List what is under the directory ``path``, depth first, each directory's names sorted.
-
-    Each entry is a path the model can pass back (``path`` then the rest). A directory ends
-    with ``/``, a link with ``@`` (links are listed, never entered); ``.git`` is not entered.
-    ``pattern`` is an fnmatch pattern matched against the path below ``path``, and its ``*``
-    crosses ``/``. Long output is projected; the walk stops at its budgets.
-    """
-    # BEGIN LAB 8.4
-    walk = _Walk(workspace, path)
-    listed = 0
-    with Projection(workspace) as output, contextlib.closing(walk.entries()) as entries:
-        for relative, kind, _directory, _name in entries:
-            if not fnmatch.fnmatchcase(relative, pattern):
-                continue
-            if listed == MAX_LISTED:
-                walk.note(f"[stopped after {MAX_LISTED:,} entries; narrow the path or pattern]")
-                break
-            listed += 1
-            output.write(f"{_shown(walk.prefix + relative)}{_SUFFIXES[kind]}\n".encode())
-        if listed == 0:
-            output.write(f"[nothing under {path!r} matches {pattern!r}]\n".encode())
-        for note in walk.notes:
-            output.write(f"{note}\n".encode())
-        return output.finish()
-    # END LAB 8.4
-
-
-# --8<-- [end:list]
-
-
-# --8<-- [start:grep]
-def grep(workspace: Workspace, text: str, path: str = ".", *, pattern: str = "*") -> str:
-    """Return ``file:line: text`` for each line holding ``text`` (a plain string, not a regex).
-
-    Files are searched in list_files's order, those whose path below ``path`` matches
-    ``pattern``; binary files are skipped. At most MAX_MATCHES lines come back, projected.
-    """
-    if type(text) is not str or not text:
-        raise ValueError("text must be a non-empty str")
-    # BEGIN LAB 8.4
-    walk = _Walk(workspace, path)
-    needle = _encoded(text)
-    matches = 0
-    with Projection(workspace) as output, contextlib.closing(walk.entries()) as entries:
-        for relative, kind, directory, name in entries:
-            if kind != "file" or not fnmatch.fnmatchcase(relative, pattern):
-                continue
-            with contextlib.closing(_matching_lines(directory, name, needle)) as lines:
-                for number, line in lines:
-                    if matches == MAX_MATCHES:
-                        walk.note(f"[stopped after {MAX_MATCHES:,} matches; narrow the search]")
-                        break
-                    matches += 1
-                    shown = line.decode("utf-8", errors="replace")[:MAX_GREP_LINE_CHARS]
-                    output.write(f"{_shown(walk.prefix + relative)}:{number}: {shown}\n".encode())
-            if matches == MAX_MATCHES:
-                break
-        if matches == 0:
-            output.write(f"[no match for {text!r} under {path!r}]\n".encode())
-        for note in walk.notes:
-            output.write(f"{note}\n".encode())
-        return output.finish()
-    # END LAB 8.4
-
-
-# --8<-- [end:grep]
-
-
-# BEGIN LAB 8.4
-class _Walk:
-    """One bounded, sorted walk of a directory of the workspace; ``notes`` say what it skipped."""
-
-    def __init__(self, workspace: Workspace, path: str) -> None:
-        self.workspace = workspace
-        self.path = path
-        # What the model reads is a path it can pass back: the start's path, then the rest.
-        self.prefix = "" if path in (".", "./") else path.rstrip("/") + "/"
-        self.scanned = 0
-        self.notes: list[str] = []
-
-    def note(self, text: str) -> None:
-        self.notes.append(text)
-
-    def entries(self) -> Generator[tuple[str, str, int, str]]:
-        """Yield (path below the start, kind, fd of its directory, its name), depth first."""
-        top = self.workspace.open_directory(self.path)
-        try:
-            yield from self._entries_of(top, "")
-        finally:
-            os.close(top)
-
-    def _entries_of(self, directory: int, prefix: str) -> Generator[tuple[str, str, int, str]]:
-        with os.scandir(directory) as scan:
-            found = []
-            for entry in scan:
-                if self.scanned == MAX_SCANNED:
-                    self.note(f"[stopped looking after {MAX_SCANNED:,} entries]")
-                    break
-                self.scanned += 1
-                found.append((entry.name, _kind(entry)))
-        for name, kind in sorted(found):
-            relative = prefix + name
-            yield relative, kind, directory, name
-            if kind == "directory" and name not in _SKIPPED_DIRECTORIES:
-                try:
-                    inner = os.open(name, _DIRECTORY_FLAGS, dir_fd=directory)
-                except OSError as exc:  # gone since the scan, or not ours to enter
-                    self.note(f"[not entered: {_shown(relative)} ({os.strerror(exc.errno or 0)})]")
-                    continue
-                try:
-                    yield from self._entries_of(inner, relative + "/")
-                finally:
-                    os.close(inner)
-
-
-def _kind(entry: os.DirEntry[str]) -> str:
-    """Name what the entry itself is: a link is a link, never what it points to."""
-    if entry.is_symlink():
-        return "link"
-    if entry.is_dir(follow_symlinks=False):
-        return "directory"
-    return "file" if entry.is_file(follow_symlinks=False) else "other"
-
-
-def _matching_lines(directory: int, name: str, needle: bytes) -> Generator[tuple[int, bytes]]:
-    """Yield each line of the text file ``name`` that holds ``needle``; nothing if binary."""
-    try:
-        fd = os.open(name, _FILE_FLAGS, dir_fd=directory)
-    except OSError:
-        return  # gone, swapped for a link, or not readable: not searched
-    with open(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode) or b"\0" in file.read(BINARY_PROBE_BYTES):
-            return
-        file.seek(0)
-        for number, line, _cut in _lines(file):
-            if needle in line:
-                yield number, line
-
-
-def _shown(name: str) -> str:
-    """Return a name as the model can read it: bytes that are not UTF-8 as ``\\xff`` escapes."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
-# END LAB 8.4
