@@ -907,7 +907,22 @@ def test_a_listing_stops_at_its_budgets_and_says_so(
     monkeypatch.setattr("harness.file_search.MAX_LISTED", 3)
     assert list_files(ws) == "a\nb\nc\n[stopped after 3 entries; narrow the path or pattern]\n"
     monkeypatch.setattr("harness.file_search.MAX_SCANNED", 2)
-    assert list_files(ws).endswith("[stopped looking after 2 entries]\n")
+    listed = list_files(ws).splitlines()  # which two: the order the file system gave them
+    assert len(listed) == 3
+    assert listed[-1] == "[stopped looking after 2 entries]"
+
+
+@pytest.mark.lab("8.4")
+def test_a_deep_tree_is_entered_only_to_the_depth_budget(
+    root: Path, ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (root / "d1" / "d2" / "d3").mkdir(parents=True)
+    (root / "d1" / "d2" / "d3" / "deep.txt").write_text("", encoding="utf-8")
+    (root / "e1").mkdir()
+    monkeypatch.setattr("harness.file_search.MAX_DEPTH", 2)
+    assert list_files(ws) == (
+        "d1/\nd1/d2/\nd1/d2/d3/\ne1/\n[not entered: d1/d2/d3/ (deeper than 2 levels)]\n"
+    )
 
 
 @pytest.mark.lab("8.4")
@@ -1149,3 +1164,25 @@ def test_writing_over_a_fifo_is_refused_and_the_fifo_stays(root: Path, ws: Works
     with raises_exactly(WorkspaceError, "PATH_NOT_A_FILE: 'pipe' is a FIFO, not a file"):
         write_file(ws, "pipe", "data\n")
     assert stat.S_ISFIFO((root / "pipe").stat().st_mode)
+
+
+@pytest.mark.lab("8.7")
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("new\x00.txt", "PATH_INVALID: 'new\\x00.txt' contains a NUL byte"),
+        ("new\udcff.txt", "PATH_INVALID: 'new\\udcff.txt' is not valid UTF-8 text"),
+        (
+            "src/" + "n" * 300,
+            "PATH_INVALID: a name in the path is longer than the file system allows (255 bytes)",
+        ),
+    ],
+)
+def test_a_write_to_a_path_no_file_can_have_writes_nothing(
+    root: Path, ws: Workspace, path: str, message: str
+) -> None:
+    (root / "src").mkdir()
+    with raises_exactly(WorkspaceError, message):
+        write_file(ws, path, "data\n")
+    assert names_in(root) == ["src"]
+    assert names_in(root / "src") == []

@@ -8,7 +8,15 @@ says when one stopped it, and the output goes through a ``Projection``.
 
 from __future__ import annotations
 
-__all__ = ["MAX_GREP_LINE_CHARS", "MAX_LISTED", "MAX_MATCHES", "MAX_SCANNED", "grep", "list_files"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_GREP_LINE_CHARS",
+    "MAX_LISTED",
+    "MAX_MATCHES",
+    "MAX_SCANNED",
+    "grep",
+    "list_files",
+]
 
 import contextlib
 import fnmatch
@@ -26,6 +34,7 @@ MAX_LISTED: Final = 10_000  # entries list_files returns at most
 MAX_MATCHES: Final = 1000  # lines grep returns at most
 MAX_SCANNED: Final = 50_000  # directory entries one walk looks at, matching or not
 MAX_GREP_LINE_CHARS: Final = 200  # of a matching line, shown
+MAX_DEPTH: Final = 64  # levels of directories entered below the start
 # --8<-- [end:limits]
 
 _SKIPPED_DIRECTORIES: Final = frozenset({".git"})
@@ -119,8 +128,10 @@ class _Walk:
         self.scanned = 0
         self.notes: list[str] = []
 
-    def note(self, text: str) -> None:
-        self.notes.append(text)
+    def note(self, text: str, *, once: bool = False) -> None:
+        """Keep a line that says what the walk skipped; with ``once``, only the first time."""
+        if not (once and text in self.notes):
+            self.notes.append(text)
 
     def entries(self) -> Generator[tuple[str, str, int, str]]:
         """Yield (path below the start, kind, fd of its directory, its name), depth first."""
@@ -130,28 +141,34 @@ class _Walk:
         finally:
             os.close(top)
 
-    def _entries_of(self, directory: int, prefix: str) -> Generator[tuple[str, str, int, str]]:
+    def _entries_of(
+        self, directory: int, prefix: str, depth: int = 0
+    ) -> Generator[tuple[str, str, int, str]]:
+        found = []
         with os.scandir(directory) as scan:
-            found = []
             for entry in scan:
                 if self.scanned == MAX_SCANNED:
-                    self.note(f"[stopped looking after {MAX_SCANNED:,} entries]")
+                    self.note(f"[stopped looking after {MAX_SCANNED:,} entries]", once=True)
                     break
                 self.scanned += 1
                 found.append((entry.name, _kind(entry)))
         for name, kind in sorted(found):
             relative = prefix + name
             yield relative, kind, directory, name
-            if kind == "directory" and name not in _SKIPPED_DIRECTORIES:
-                try:
-                    inner = os.open(name, _DIRECTORY_FLAGS, dir_fd=directory)
-                except OSError as exc:  # gone since the scan, or not ours to enter
-                    self.note(f"[not entered: {_shown(relative)} ({os.strerror(exc.errno or 0)})]")
-                    continue
-                try:
-                    yield from self._entries_of(inner, relative + "/")
-                finally:
-                    os.close(inner)
+            if kind != "directory" or name in _SKIPPED_DIRECTORIES:
+                continue
+            if depth == MAX_DEPTH:  # each level holds a descriptor open while it is walked
+                self.note(f"[not entered: {_shown(relative)}/ (deeper than {MAX_DEPTH} levels)]")
+                continue
+            try:
+                inner = os.open(name, _DIRECTORY_FLAGS, dir_fd=directory)
+            except OSError as exc:  # gone since the scan, or not ours to enter
+                self.note(f"[not entered: {_shown(relative)}/ ({os.strerror(exc.errno or 0)})]")
+                continue
+            try:
+                yield from self._entries_of(inner, relative + "/", depth + 1)
+            finally:
+                os.close(inner)
 
 
 def _kind(entry: os.DirEntry[str]) -> str:
