@@ -721,6 +721,15 @@ def test_a_write_that_would_leave_the_workspace_writes_nothing_anywhere(
 
 
 @pytest.mark.lab("8.3")
+def test_a_file_whose_name_has_the_longest_length_allowed_can_be_written(
+    root: Path, ws: Workspace
+) -> None:
+    name = "n" * 255  # the temporary file's name must fit too
+    assert write_file(ws, name, "x") == f"wrote 1 byte to {name!r}"
+    assert names_in(root) == [name]
+
+
+@pytest.mark.lab("8.3")
 def test_content_that_utf8_cannot_encode_is_refused(root: Path, ws: Workspace) -> None:
     with raises_exactly(FileToolError, "NOT_TEXT: the content is not valid UTF-8 text"):
         write_file(ws, "a.txt", "half a pair \ud800")
@@ -960,10 +969,13 @@ def test_grep_text_is_literal_not_a_regular_expression(root: Path, ws: Workspace
 def test_grep_stops_at_its_match_budget_and_says_so(
     root: Path, ws: Workspace, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    (root / "many.txt").write_text("hit\n" * 10, encoding="utf-8")
+    (root / "a.txt").write_text("hit\nhit\n", encoding="utf-8")
+    (root / "b.txt").write_text("miss\n", encoding="utf-8")
     monkeypatch.setattr("harness.file_search.MAX_MATCHES", 2)
+    assert grep(ws, "hit") == "a.txt:1: hit\na.txt:2: hit\n"  # exactly the budget: no note
+    (root / "c.txt").write_text("one more hit\n", encoding="utf-8")
     assert grep(ws, "hit") == (
-        "many.txt:1: hit\nmany.txt:2: hit\n[stopped after 2 matches; narrow the search]\n"
+        "a.txt:1: hit\na.txt:2: hit\n[stopped after 2 matches; narrow the search]\n"
     )
 
 

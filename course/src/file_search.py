@@ -91,6 +91,7 @@ def grep(workspace: Workspace, text: str, path: str = ".", *, pattern: str = "*"
     except UnicodeEncodeError:
         raise FileToolError(NOT_TEXT, "the text is not valid UTF-8 text") from None
     matches = 0
+    full = False  # True once a match past MAX_MATCHES was found: the search stops there
     with Projection(workspace) as output, contextlib.closing(walk.entries()) as entries:
         for relative, kind, directory, name in entries:
             if kind != "file" or not fnmatch.fnmatchcase(relative, pattern):
@@ -99,11 +100,12 @@ def grep(workspace: Workspace, text: str, path: str = ".", *, pattern: str = "*"
                 for number, line in lines:
                     if matches == MAX_MATCHES:
                         walk.note(f"[stopped after {MAX_MATCHES:,} matches; narrow the search]")
+                        full = True
                         break
                     matches += 1
                     shown = line.decode("utf-8", errors="replace")[:MAX_GREP_LINE_CHARS]
                     output.write(f"{_shown(walk.prefix + relative)}:{number}: {shown}\n".encode())
-            if matches == MAX_MATCHES:
+            if full:
                 break
         if matches == 0:
             output.write(f"[no match for {text!r} under {path!r}]\n".encode())

@@ -204,7 +204,7 @@ def write_file(
         _replace(directory, name, data, path, before_rename)
     finally:
         os.close(directory)
-    return f"wrote {len(data):,} bytes to {path!r}"
+    return f"wrote {len(data):,} byte{'' if len(data) == 1 else 's'} to {path!r}"
     # END LAB 8.3
 
 
@@ -227,7 +227,8 @@ def _replace(
     """Write ``data`` to a new file beside ``name`` and rename it over ``name``."""
     mode = _mode_to_keep(directory, name, path)
     # Hidden, unique, in the same directory: rename is atomic only within one file system.
-    temporary = b"." + name + b"." + secrets.token_hex(4).encode() + b".tmp"
+    # The name is shortened so that the temporary one fits in 255 bytes too.
+    temporary = b"." + name[:200] + b"." + secrets.token_hex(4).encode() + b".tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temporary, flags, mode, dir_fd=directory)
     try:

@@ -179,12 +179,15 @@ class Workspace:
                 path[:40],
                 f"the path is {len(path)} characters long; the limit is {MAX_PATH_CHARS}",
             )
+        # Encoded by us, strictly: os.fsencode would turn a lone surrogate into a raw byte and
+        # so reach a file whose name is not UTF-8. A NUL would cut the name short in C.
         try:
             encoded = path.encode("utf-8")
-            if b"\0" in encoded:
-                raise ValueError("embedded null byte")
-        except (UnicodeEncodeError, ValueError) as exc:
+        except UnicodeEncodeError as exc:
             raise WorkspaceError(PATH_INVALID, path, describe_unusable_path(path, exc)) from None
+        if b"\0" in encoded:
+            nul = ValueError("embedded null byte")  # what os.open itself would raise
+            raise WorkspaceError(PATH_INVALID, path, describe_unusable_path(path, nul))
         return self._relative(encoded, path)
 
     def _relative(self, encoded: bytes, path: str) -> list[bytes]:
