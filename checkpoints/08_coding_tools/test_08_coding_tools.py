@@ -245,6 +245,11 @@ def test_open_directory_opens_the_root_and_directories_beneath_it(
         WorkspaceError, "PATH_OUTSIDE_WORKSPACE: 'src/../..' is outside the workspace"
     ):
         ws.open_directory("src/../..")
+    fd = ws.open_directory("made/here", make_directories=True)
+    try:
+        assert same_file(fd, root / "made" / "here")
+    finally:
+        os.close(fd)
 
 
 @pytest.mark.lab("8.1")
@@ -451,6 +456,19 @@ def test_a_projection_that_fails_half_way_removes_its_spill_file(root: Path, ws:
     with pytest.raises(KeyError, match=r"^'the producer failed'$"):
         produce_then_fail()
     assert list((root / ".harness" / "output").iterdir()) == []
+
+
+@pytest.mark.lab("8.2")
+def test_a_spill_directory_planted_as_a_link_outside_is_refused(root: Path, ws: Workspace) -> None:
+    (root / ".harness").symlink_to("../outside")
+    with (
+        raises_exactly(
+            WorkspaceError, "PATH_OUTSIDE_WORKSPACE: '.harness/output' is outside the workspace"
+        ),
+        Projection(ws, head_bytes=4, tail_bytes=4) as projection,
+    ):
+        projection.write(b"x" * 100)
+    assert names_in(root.parent / "outside") == ["secret.txt"]
 
 
 @pytest.mark.lab("8.2")

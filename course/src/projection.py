@@ -155,7 +155,7 @@ class Projection:
     # BEGIN LAB 8.2
     def _open_spill_file(self) -> tuple[BinaryIO, str]:
         """Create the next free ``output-N.txt`` in the spill directory; return it and its path."""
-        directory, _ = self.workspace.open_parent(f"{SPILL_DIRECTORY}/x", make_directories=True)
+        directory = self.workspace.open_directory(SPILL_DIRECTORY, make_directories=True)
         try:
             number = 1
             while True:

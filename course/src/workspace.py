@@ -139,14 +139,17 @@ class Workspace:
         return fd
         # END LAB 8.1
 
-    def open_directory(self, path: str) -> int:
-        """Open the directory at ``path`` beneath the root (``"."`` is the root); return its fd."""
+    def open_directory(self, path: str, *, make_directories: bool = False) -> int:
+        """Open the directory at ``path`` beneath the root (``"."`` is the root); return its fd.
+
+        With ``make_directories``, it and its missing parents are created.
+        """
         # BEGIN LAB 8.1
-        parent, name = self._walk(path)
+        parent, name = self._walk(path, make_directories=make_directories)
         try:
             if name == b".":
                 return os.dup(parent)
-            return self._open_at(parent, name, path, _DIRECTORY_FLAGS)
+            return self._enter(parent, name, path, make_directories)
         finally:
             os.close(parent)
         # END LAB 8.1
