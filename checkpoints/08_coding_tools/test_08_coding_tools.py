@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,17 @@ from harness.commands import (
     run_command,
 )
 from harness.protocol import ToolCall
+from harness.sandbox import (
+    ExecutionResult,
+    Isolation,
+    SandboxLimits,
+    SandboxUnavailableError,
+    describe_execution,
+    execute_code,
+    execute_code_tool,
+    find_isolation,
+    launcher_argv,
+)
 from harness.tool import ToolRegistry, execute_tool_call
 
 
@@ -41,6 +53,7 @@ def test_placeholder_returns_the_checkpoint_slug() -> None:
 # must know a command has started waits on a FIFO the command writes to, never on the clock.
 
 lab_8_5 = pytest.mark.lab("8.5")
+lab_8_6 = pytest.mark.lab("8.6")
 
 
 def is_alive(pid: int) -> bool:
@@ -246,3 +259,166 @@ def test_the_buffer_keeps_the_same_bytes_however_the_stream_is_cut(
     marker = f"\n[... {omitted} bytes left out ...]\n" if omitted else ""
     expected = data[:head].decode(errors="replace") + marker + kept_tail.decode(errors="replace")
     assert (buffer.omitted, buffer.text()) == (omitted, expected)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 8.6: sandboxed code
+# ---------------------------------------------------------------------------------------------
+
+REFUSED = (
+    "this tool must run sandboxed, and no sandbox works here (tried bwrap, unshare); "
+    "the code was not run"
+)
+
+
+async def sandboxed(code: str, **limits: Any) -> ExecutionResult:
+    """Run ``code`` in the sandbox, or skip the test on a machine where none works."""
+    result = await execute_code(code, limits=SandboxLimits(**limits), sandbox_required=False)
+    if result.isolation is Isolation.NONE:
+        pytest.skip("neither bwrap nor unshare can isolate the network on this machine")
+    return result
+
+
+@lab_8_6
+async def test_code_runs_in_its_own_interpreter_and_its_output_comes_back() -> None:
+    result = await sandboxed("import os, sys\nprint(6 * 7, sys.flags.isolated, os.getpid() > 0)")
+    assert (result.outcome.exit_code, result.outcome.output) == (0, "42 1 True\n")
+    assert describe_execution(result) == (
+        f"isolation: {result.isolation.value} (no network)\nexit code 0\n42 1 True\n"
+    )
+
+
+@lab_8_6
+async def test_code_runs_in_a_fresh_directory_that_is_removed_afterwards() -> None:
+    code = "import os\nprint(os.getcwd())\nprint(sorted(os.listdir()))"
+    first, second = await sandboxed(code), await sandboxed(code)
+    (where, listing), (other, _) = (r.outcome.output.splitlines() for r in (first, second))
+    assert listing == "['main.py']"
+    assert where != other
+    assert Path(where).name not in os.listdir(Path(where).parent)
+
+
+@lab_8_6
+async def test_the_code_sees_none_of_the_harness_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HARNESS_SECRET", "hunter2")
+    result = await sandboxed("import os\nprint(dict(os.environ))")
+    assert "HARNESS_SECRET" not in result.outcome.output
+    assert "hunter2" not in result.outcome.output
+    assert "PATH" not in result.outcome.output.replace("PWD", "")
+
+
+@lab_8_6
+async def test_the_limits_are_set_before_the_code_runs() -> None:
+    code = (
+        "import resource as r\n"
+        "for name in ('CPU', 'AS', 'NOFILE', 'NPROC', 'FSIZE', 'CORE'):\n"
+        "    print(name, *r.getrlimit(getattr(r, 'RLIMIT_' + name)))"
+    )
+    result = await sandboxed(
+        code, cpu_seconds=3, memory_bytes=256 * 2**20, open_files=32, processes=16, file_bytes=4096
+    )
+    assert result.outcome.output.splitlines() == [
+        "CPU 3 4",
+        f"AS {256 * 2**20} {256 * 2**20}",
+        "NOFILE 32 32",
+        "NPROC 16 16",
+        "FSIZE 4096 4096",
+        "CORE 0 0",
+    ]
+
+
+@lab_8_6
+def test_the_launcher_is_the_interpreter_in_isolated_mode_with_the_limits_as_arguments() -> None:
+    argv = launcher_argv(Path("/usr/bin/python3"), SandboxLimits(), "main.py")
+    assert argv[:3] == ["/usr/bin/python3", "-I", "-c"]
+    assert argv[4:] == ["5", str(512 * 2**20), "64", "64", str(16 * 2**20), "main.py"]
+
+
+@lab_8_6
+async def test_the_wall_clock_stops_code_that_waits_for_ever() -> None:
+    result = await sandboxed("import time\ntime.sleep(1000)", wall_seconds=0.5)
+    assert result.outcome.timed_out
+    assert describe_execution(result).splitlines()[1] == (
+        "timed out after 0.5 s; every process was stopped"
+    )
+    assert live_members(result.outcome.pid) == ()
+
+
+@lab_8_6
+async def test_the_isolation_that_works_here_is_found_and_named() -> None:
+    isolation, program = await find_isolation()
+    if isolation is Isolation.NONE:
+        pytest.skip("neither bwrap nor unshare can isolate the network on this machine")
+    assert Path(program).name == isolation.value
+
+
+@lab_8_6
+async def test_without_bwrap_unshare_cuts_the_network_off(tmp_path: Path) -> None:
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("unshare (util-linux) is not installed")
+    (tmp_path / "unshare").symlink_to(unshare)  # a search path where only unshare is found
+    code = "import socket\nsocket.create_connection(('10.255.255.1', 80), timeout=5)"
+    result = await execute_code(code, sandbox_required=False, search_path=str(tmp_path))
+    if result.isolation is Isolation.NONE:
+        pytest.skip("unshare cannot make namespaces on this machine")
+    assert result.isolation is Isolation.UNSHARE
+    assert "OSError: [Errno 101] Network is unreachable" in result.outcome.output
+
+
+@lab_8_6
+async def test_a_required_sandbox_that_cannot_be_set_up_refuses_to_run_the_code(
+    tmp_path: Path,
+) -> None:
+    ran = tmp_path / "ran"
+    code = f"open({str(ran)!r}, 'w').close()"
+    with raises_exactly(
+        SandboxUnavailableError,
+        "this tool must run sandboxed, and no sandbox works here (tried bwrap, unshare); "
+        "the code was not run",
+    ):
+        await execute_code(code, search_path=str(tmp_path))  # no bwrap, no unshare there
+    assert not ran.exists()
+
+
+@lab_8_6
+async def test_code_that_need_not_be_sandboxed_runs_bare_and_says_so(tmp_path: Path) -> None:
+    result = await execute_code("print('bare')", sandbox_required=False, search_path=str(tmp_path))
+    assert result.isolation is Isolation.NONE
+    assert describe_execution(result) == (
+        "isolation: none (the network was reachable)\nexit code 0\nbare\n"
+    )
+
+
+@lab_8_6
+async def test_the_tool_refuses_with_an_error_result_and_never_runs_bare(tmp_path: Path) -> None:
+    registry = ToolRegistry([execute_code_tool(search_path=str(tmp_path))])
+    call = ToolCall.create(id="c1", name="execute_code", arguments={"code": "print(1)"})
+    result = await execute_tool_call(registry, call, AbortController().signal)
+    assert result.is_error
+    assert result.content == (
+        '{"error":{"code":"TOOL_EXECUTION_FAILED","message":"SandboxUnavailableError: '
+        + REFUSED
+        + '"}}'
+    )
+
+
+@lab_8_6
+async def test_code_with_a_nul_byte_is_refused() -> None:
+    with raises_exactly(ValueError, "code must not contain a NUL byte"):
+        await execute_code("print(1)\0")
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("cpu_seconds", 0, "SandboxLimits.cpu_seconds must be a positive int, got 0"),
+        ("open_files", 1.5, "SandboxLimits.open_files must be a positive int, got 1.5"),
+        ("wall_seconds", 0, "SandboxLimits.wall_seconds must be a positive number, got 0"),
+    ],
+)
+def test_a_limit_that_is_not_positive_is_refused(field: str, value: object, message: str) -> None:
+    with raises_exactly(ValueError, message):
+        SandboxLimits(**{field: value})
