@@ -421,4 +421,4 @@ async def test_code_with_a_nul_byte_is_refused() -> None:
 )
 def test_a_limit_that_is_not_positive_is_refused(field: str, value: object, message: str) -> None:
     with raises_exactly(ValueError, message):
-        SandboxLimits(**{field: value})
+        SandboxLimits(**{field: value})  # type: ignore[arg-type]
