@@ -8,9 +8,12 @@ tests, each test of lab code tagged with its lab (CONTRIBUTING.md, Tests).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import shutil
+import signal
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +28,9 @@ from harness.commands import (
     OutputBuffer,
     command_tool,
     describe_outcome,
-    live_members,
     run_command,
 )
+from harness.process_groups import kill_group, live_members
 from harness.protocol import ToolCall
 from harness.sandbox import (
     ExecutionResult,
@@ -54,6 +57,7 @@ def test_placeholder_returns_the_checkpoint_slug() -> None:
 
 lab_8_5 = pytest.mark.lab("8.5")
 lab_8_6 = pytest.mark.lab("8.6")
+lab_8_8 = pytest.mark.lab("8.8")
 
 
 def is_alive(pid: int) -> bool:
@@ -261,6 +265,22 @@ def test_the_buffer_keeps_the_same_bytes_however_the_stream_is_cut(
     assert (buffer.omitted, buffer.text()) == (omitted, expected)
 
 
+@lab_8_5
+async def test_a_command_printing_100_mb_costs_the_harness_bounded_memory(tmp_path: Path) -> None:
+    tracemalloc.start()
+    try:
+        outcome = await run_command("head -c 100000000 /dev/zero | tr '\\0' x", root=tmp_path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.exit_code == 0
+    assert outcome.omitted_bytes == 100_000_000 - 2 * 1536
+    assert outcome.output == "x" * 1536 + f"\n[... {100_000_000 - 3072} bytes left out ...]\n" + (
+        "x" * 1536
+    )
+    assert peak < 4 * 2**20
+
+
 # ---------------------------------------------------------------------------------------------
 # Lab 8.6: sandboxed code
 # ---------------------------------------------------------------------------------------------
@@ -422,3 +442,166 @@ async def test_code_with_a_nul_byte_is_refused() -> None:
 def test_a_limit_that_is_not_positive_is_refused(field: str, value: object, message: str) -> None:
     with raises_exactly(ValueError, message):
         SandboxLimits(**{field: value})  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 8.6, continued: hostile code meets the limits and the namespaces
+# ---------------------------------------------------------------------------------------------
+
+
+@lab_8_6
+async def test_code_that_allocates_without_bound_gets_memory_error_and_the_harness_goes_on() -> (
+    None
+):
+    code = "blocks = []\nwhile True:\n    blocks.append(bytearray(2**20))"
+    result = await sandboxed(code, memory_bytes=128 * 2**20)
+    assert result.outcome.exit_code == 1
+    assert result.outcome.output.splitlines()[-1] == "MemoryError"
+    after = await sandboxed("print('still here')")
+    assert after.outcome.output == "still here\n"
+
+
+@lab_8_6
+async def test_code_that_forks_and_waits_is_stopped_whole_by_the_wall_clock() -> None:
+    code = (
+        "import os, time\n"
+        "for _ in range(20):\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(1000)\n"
+        "time.sleep(1000)\n"
+    )
+    result = await sandboxed(code, wall_seconds=1.0)
+    assert result.outcome.timed_out
+    assert live_members(result.outcome.pid) == ()
+
+
+@lab_8_6
+async def test_forks_past_the_process_limit_are_refused_except_for_root() -> None:
+    code = (
+        "import os, time\n"
+        "made = 0\n"
+        "try:\n"
+        "    for _ in range(20):\n"
+        "        if os.fork() == 0:\n"
+        "            time.sleep(1000)\n"
+        "        made += 1\n"
+        "except BlockingIOError:\n"
+        "    print('fork refused after', made)\n"
+        "else:\n"
+        "    print('forked', made)\n"
+    )
+    result = await sandboxed(code, processes=4)
+    if os.geteuid() == 0:  # Linux does not enforce RLIMIT_NPROC for root: the page says so
+        assert result.outcome.output == "forked 20\n"
+    else:  # the limit counts every process of the user, so the first forks may fail already
+        assert result.outcome.output.startswith("fork refused after ")
+    assert live_members(result.outcome.pid) == ()
+
+
+@lab_8_6
+async def test_code_that_writes_a_huge_file_is_stopped_at_the_file_size_limit() -> None:
+    # Python ignores SIGXFSZ, so the write past the limit fails with EFBIG instead.
+    code = "with open('big', 'wb') as f:\n    while True:\n        f.write(bytes(2**16))"
+    result = await sandboxed(code, file_bytes=2**20)
+    assert result.outcome.output.splitlines()[-1] == "OSError: [Errno 27] File too large"
+
+
+@lab_8_6
+async def test_a_program_killed_at_the_file_size_limit_is_reported_so() -> None:
+    code = (
+        "import signal\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # as a program other than Python has it\n"
+        "with open('big', 'wb') as f:\n"
+        "    f.write(bytes(2**21))"
+    )
+    result = await sandboxed(code, file_bytes=2**20)
+    assert describe_execution(result).splitlines()[1] == (
+        "stopped by the file size limit (1048576 bytes)"
+    )
+
+
+@lab_8_6
+async def test_code_that_loops_for_ever_is_stopped_by_the_cpu_limit() -> None:
+    result = await sandboxed("while True:\n    pass", cpu_seconds=1, wall_seconds=30.0)
+    assert describe_execution(result).splitlines()[1] == "stopped by the CPU limit (1 s)"
+
+
+@lab_8_6
+async def test_code_cannot_read_the_harness_environment_through_proc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HARNESS_SECRET", "hunter2")
+    code = f"print(open('/proc/{os.getpid()}/environ', 'rb').read())"
+    result = await sandboxed(code)
+    assert result.outcome.output.splitlines()[-1].startswith("FileNotFoundError: ")
+    assert "hunter2" not in result.outcome.output
+
+
+@lab_8_6
+async def test_code_that_opens_a_socket_finds_no_network() -> None:
+    code = "import socket\nsocket.create_connection(('10.255.255.1', 80), timeout=5)"
+    result = await sandboxed(code)
+    assert result.outcome.output.splitlines()[-1] == "OSError: [Errno 101] Network is unreachable"
+
+
+# ---------------------------------------------------------------------------------------------
+# Lab 8.8: hardening, processes
+# ---------------------------------------------------------------------------------------------
+
+IGNORES_TERM = "trap '' TERM; exec sleep 100"  # SIG_IGN survives exec: sleep ignores it too
+
+
+@lab_8_8
+async def test_kill_group_kills_every_member_even_those_ignoring_sigterm() -> None:
+    process = await asyncio.create_subprocess_exec(
+        "/bin/sh", "-c", f"({IGNORES_TERM}) & {IGNORES_TERM}", start_new_session=True
+    )
+    try:
+        await kill_group(process.pid)
+        assert live_members(process.pid) == ()
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # whatever kill_group did, nothing is left
+        await process.wait()
+    assert process.returncode == -9
+
+
+@lab_8_8
+async def test_a_grandchild_ignoring_sigterm_is_killed_after_the_grace_period(
+    tmp_path: Path,
+) -> None:
+    command = f"({IGNORES_TERM}) & echo $!; wait"
+    outcome = await run_command(command, root=tmp_path, timeout=1.0, grace=0.3)
+    (grandchild,) = pids_in(outcome.output)
+    assert outcome.timed_out
+    assert not is_alive(grandchild)
+    assert live_members(outcome.pid) == ()
+
+
+@lab_8_8
+async def test_a_command_ignoring_sigterm_itself_ends_by_sigkill(tmp_path: Path) -> None:
+    outcome = await run_command(IGNORES_TERM, root=tmp_path, timeout=1.0, grace=0.3)
+    assert (outcome.timed_out, outcome.signal) == (True, "SIGKILL")
+    assert live_members(outcome.pid) == ()
+
+
+@lab_8_8
+async def test_unsandboxed_code_that_ignores_sigterm_is_killed_when_its_call_is_cancelled(
+    tmp_path: Path,
+) -> None:
+    os.mkfifo(tmp_path / "started")
+    code = (
+        "import os, signal, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        f"with open({str(tmp_path / 'started')!r}, 'w') as fifo:\n"
+        "    fifo.write(str(os.getpid()))\n"
+        "time.sleep(1000)\n"
+    )
+    limits = SandboxLimits(wall_seconds=60.0)
+    bare = execute_code(code, limits=limits, sandbox_required=False, search_path=str(tmp_path))
+    task = asyncio.ensure_future(bare)
+    pid = await started_pid(tmp_path / "started", task)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not is_alive(pid)

@@ -30,8 +30,6 @@ __all__ = [
     "ProcessOutcome",
     "command_tool",
     "describe_outcome",
-    "kill_group",
-    "live_members",
     "run_command",
     "run_process",
     "stop_group",
@@ -39,13 +37,13 @@ __all__ = [
 
 import asyncio
 import contextlib
-import os
 import signal
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+from harness.process_groups import kill_group, signal_group, wait_until_gone
 from harness.tool import ToolContext, ToolDefinition, define_tool
 from harness.validators import object_schema, optional, positive_integer, string
 
@@ -53,8 +51,6 @@ DEFAULT_TIMEOUT: Final = 30.0  # seconds a command may run when the model names 
 GRACE_PERIOD: Final = 2.0  # seconds between SIGTERM and SIGKILL
 KEPT_HEAD_BYTES: Final = 1536  # bytes of output kept from the start...
 KEPT_TAIL_BYTES: Final = 1536  # ...and from the end: both fit 06's 4,096 code points
-_POLL: Final = 0.01  # seconds between two looks at a process group (see _wait_until_gone)
-_KILL_WAIT: Final = 5.0  # seconds to wait for SIGKILL to take effect before giving up
 
 
 # --8<-- [start:outcome]
@@ -120,35 +116,6 @@ class OutputBuffer:
 
 
 # --8<-- [start:group]
-def live_members(pgid: int) -> tuple[int, ...]:
-    """Return the sorted pids of the group's processes that are still alive (not zombies).
-
-    Linux only: it reads /proc. Returns () when no process of the group is left.
-    """
-    # BEGIN LAB 8.5
-    try:
-        os.killpg(pgid, 0)  # signal 0 sends nothing: it only asks whether the group exists
-    except ProcessLookupError:
-        return ()
-    # killpg counts zombies too. A dead process stays in the table until its parent reaps it,
-    # and an orphan's new parent, PID 1, may never do so (some containers run no init), so ask
-    # /proc which members are still alive.
-    alive = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            stat = Path("/proc", name, "stat").read_text()
-        except OSError:  # it ended while we looked
-            continue
-        # "pid (comm) state ppid pgrp ...": comm may hold spaces or ")", so split after the last.
-        state, _parent, group = stat[stat.rindex(")") + 2 :].split(" ", 3)[:3]
-        if int(group) == pgid and state not in ("Z", "X"):
-            alive.append(int(name))
-    return tuple(sorted(alive))
-    # END LAB 8.5
-
-
 async def stop_group(pgid: int, grace: float) -> None:
     """Stop every process of the group ``pgid``: SIGTERM, then SIGKILL after ``grace`` seconds.
 
@@ -156,46 +123,9 @@ async def stop_group(pgid: int, grace: float) -> None:
     left. Idempotent: a group that is already gone is not an error.
     """
     # BEGIN LAB 8.5
-    _signal_group(pgid, signal.SIGTERM)
-    if not await _wait_until_gone(pgid, grace):
-        await kill_group(pgid)
-    # END LAB 8.5
-
-
-# BEGIN LAB 8.5
-def _signal_group(pgid: int, signum: signal.Signals) -> None:
-    """Send ``signum`` to the group; a group that is gone already is fine."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signum)
-
-
-async def _wait_until_gone(pgid: int, seconds: float) -> bool:
-    """Return True as soon as no live process of the group is left, False after ``seconds``."""
-    # The kernel sends no event when the last member of a group dies (we are not the parent of
-    # a grandchild, so we cannot wait for it): look again every _POLL seconds, up to a deadline.
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while live_members(pgid):
-        if loop.time() >= deadline:
-            return False
-        await asyncio.sleep(_POLL)
-    return True
-
-
-# END LAB 8.5
-
-
-async def kill_group(pgid: int) -> None:
-    """SIGKILL every process of the group, and return once none is left alive.
-
-    For what ignored SIGTERM. Waits at most a few seconds: a process stuck in the kernel dies
-    when it leaves it. Idempotent: a group that is already gone is not an error.
-    """
-    # BEGIN LAB 8.5
-    # SIGKILL cannot be caught or ignored, but the kernel delivers it when the process next
-    # runs; one stuck in an uninterruptible disk wait dies when the wait ends.
-    _signal_group(pgid, signal.SIGKILL)
-    await _wait_until_gone(pgid, _KILL_WAIT)
+    signal_group(pgid, signal.SIGTERM)
+    if not await wait_until_gone(pgid, grace):
+        await kill_group(pgid)  # Lab 8.8: what ignored SIGTERM
     # END LAB 8.5
 
 
@@ -328,14 +258,16 @@ async def _stop_and_close(
         transport, watcher = await starting
     except OSError:
         return  # it never started, so nothing runs; run_process raises the error
-    await stop_group(transport.get_pid(), grace)
-    await watcher.exited.wait()  # asyncio reaps the leader, our child: no zombie of ours is left
-    # Every writer of the pipe is dead now, so it closes, unless a process left the group with
-    # setsid() and still holds it: then we stop reading after the grace period.
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(grace):
-            await watcher.closed.wait()
-    transport.close()
+    try:
+        await stop_group(transport.get_pid(), grace)
+        await watcher.exited.wait()  # asyncio reaps the leader, our child: no zombie is left
+        # Every writer of the pipe is dead now, so it closes, unless a process left the group
+        # with setsid() and still holds it: then we stop reading after the grace period.
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace):
+                await watcher.closed.wait()
+    finally:
+        transport.close()  # idempotent; if the stop failed, it SIGKILLs the leader at least
 
 
 # END LAB 8.5

@@ -271,9 +271,26 @@ def _ending(result: ExecutionResult) -> str:
     outcome, limits = result.outcome, result.limits
     if outcome.timed_out:
         return f"timed out after {outcome.timeout:g} s; every process was stopped"
-    if outcome.signal is None:
+    killed_by = _death_signal(result)
+    if killed_by is None:
         return f"exit code {outcome.exit_code}"
-    return _stopped_by(outcome.signal, limits)
+    return _stopped_by(killed_by, limits)
+    # END LAB 8.6
+
+
+def _death_signal(result: ExecutionResult) -> str | None:
+    """Return the name of the signal that killed the code, or None if it exited."""
+    # BEGIN LAB 8.6
+    outcome = result.outcome
+    if outcome.signal is not None or outcome.exit_code is None:
+        return outcome.signal
+    # A wrapper (bwrap, unshare) outlives the code and exits as a shell reports a signal death:
+    # 128 + the signal's number. (Code could exit with such a number itself; it would only
+    # mislead its own report.)
+    number = outcome.exit_code - 128
+    if result.isolation is Isolation.NONE or number not in signal.valid_signals():
+        return None
+    return signal.Signals(number).name
     # END LAB 8.6
 
 
