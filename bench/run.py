@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 
 import bench_event_stream
+import bench_processes
 import bench_tool_call
 
 __all__ = ["main"]
@@ -22,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     bench_tool_call.main(sys.argv[1:] if argv is None else argv)
     print("\n== bench/bench_event_stream.py ==\n")
     bench_event_stream.main([])
+    print("\n== bench/bench_processes.py ==\n")
+    bench_processes.main([])
     print()
     return 0
 
