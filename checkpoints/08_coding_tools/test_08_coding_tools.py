@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from checkpoints.support import raises_exactly
 from harness.abort import AbortController
+from harness.agent_loop import ToolPolicy, run_agent_loop
 from harness.coding_tools import placeholder
 from harness.commands import (
     OutputBuffer,
@@ -31,7 +32,13 @@ from harness.commands import (
     run_command,
 )
 from harness.process_groups import kill_group, live_members
-from harness.protocol import ToolCall
+from harness.protocol import (
+    AssistantMessage,
+    TextBlock,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 from harness.sandbox import (
     ExecutionResult,
     Isolation,
@@ -43,6 +50,7 @@ from harness.sandbox import (
     find_isolation,
     launcher_argv,
 )
+from harness.scripted_model import ScriptedModel, ScriptedResponse
 from harness.tool import ToolRegistry, execute_tool_call
 
 
@@ -189,6 +197,40 @@ async def test_an_abort_of_the_run_stops_the_command_group(tmp_path: Path) -> No
     controller.abort("user pressed stop")
     with raises_exactly(Exception, "user pressed stop"):
         await task
+    assert live_members(pid) == ()
+
+
+@lab_8_5
+async def test_a_timeout_of_the_07_policy_stops_the_command_group_too(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "started")
+    started = os.open(tmp_path / "started", os.O_RDONLY | os.O_NONBLOCK)  # keeps what is written
+    try:
+        command = "echo $$ > started; sleep 100 & sleep 100; wait"
+        call = ToolCall.create(id="c1", name="run_command", arguments={"command": command})
+        model = ScriptedModel(
+            [
+                ScriptedResponse.reply(AssistantMessage(content=(call,))),
+                ScriptedResponse.reply(AssistantMessage(content=(TextBlock(text="done"),))),
+            ]
+        )
+        run = run_agent_loop(
+            model,
+            ToolRegistry([command_tool(tmp_path)]),
+            [UserMessage(content=(TextBlock(text="go"),))],
+            signal=AbortController().signal,
+            policies={"run_command": ToolPolicy(timeout=1.0)},
+        )
+        async for _ in run:
+            pass
+        transcript = (await run.result()).transcript
+        pid = int(os.read(started, 64))
+    finally:
+        os.close(started)
+    (result,) = [m for m in transcript if type(m) is ToolResultMessage]
+    assert result.content == (
+        '{"error":{"code":"TOOL_TIMED_OUT",'
+        '"message":"the tool did not finish within 1.0 s and was stopped"}}'
+    )
     assert live_members(pid) == ()
 
 
