@@ -27,6 +27,7 @@ from harness.agent_loop import ToolPolicy, run_agent_loop
 from harness.coding_tools import placeholder
 from harness.commands import (
     OutputBuffer,
+    ProcessOutcome,
     command_tool,
     describe_outcome,
     run_command,
@@ -321,6 +322,29 @@ async def test_a_command_printing_100_mb_costs_the_harness_bounded_memory(tmp_pa
         "x" * 1536
     )
     assert peak < 4 * 2**20
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "signal_name", "omitted", "message"),
+    [
+        (0, "SIGKILL", 0, "ProcessOutcome needs exactly one of exit_code and signal"),
+        (None, None, 0, "ProcessOutcome needs exactly one of exit_code and signal"),
+        (0, None, -1, "ProcessOutcome.omitted_bytes must be >= 0, got -1"),
+    ],
+)
+def test_an_outcome_that_cannot_happen_is_refused(
+    exit_code: int | None, signal_name: str | None, omitted: int, message: str
+) -> None:
+    with raises_exactly(ValueError, message):
+        ProcessOutcome(
+            pid=1,
+            exit_code=exit_code,
+            signal=signal_name,
+            output="",
+            omitted_bytes=omitted,
+            timed_out=False,
+            timeout=1.0,
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -66,6 +66,12 @@ class ProcessOutcome:
     timed_out: bool  # True iff the timeout stopped it
     timeout: float  # the timeout it ran under, in seconds
 
+    def __post_init__(self) -> None:
+        if (self.exit_code is None) == (self.signal is None):
+            raise ValueError("ProcessOutcome needs exactly one of exit_code and signal")
+        if self.omitted_bytes < 0:
+            raise ValueError(f"ProcessOutcome.omitted_bytes must be >= 0, got {self.omitted_bytes}")
+
 
 # --8<-- [end:outcome]
 
