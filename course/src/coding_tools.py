@@ -1,12 +1,13 @@
 """Assemble the coding tools of checkpoint 08 into the tool definitions one agent run is given.
 
 This is the one place that turns the plain functions of ``harness.file_tools`` and
-``harness.file_search`` into checkpoint
-06 tools (``define_tool``, with validators from ``harness.validators``) and says how checkpoint
-07's loop may run them (``ToolPolicy``). The functions are blocking file I/O, so each tool runs
-its function in a worker thread: the event loop keeps serving the other calls meanwhile. A
-thread cannot be interrupted, so a call cancelled by a timeout or an abort returns at once while
-its function finishes the bounded work it started (a write still ends whole, or not at all).
+``harness.file_search`` into checkpoint 06 tools (``define_tool``, with validators from
+``harness.validators``), adds the command and sandbox tools of ``harness.commands`` and
+``harness.sandbox``, and says how checkpoint 07's loop may run them (``ToolPolicy``). The file
+functions are blocking I/O, so each file tool runs its function in a worker thread: the event
+loop keeps serving the other calls meanwhile. A thread cannot be interrupted, so a call
+cancelled by a timeout or an abort returns at once while its function finishes the bounded work
+it started (a write still ends whole, or not at all).
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ __all__ = ["coding_tool_policies", "coding_tools", "file_tools"]
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from harness.agent_loop import ToolPolicy
+from harness.commands import command_tool
 from harness.file_search import grep, list_files
 from harness.file_tools import MAX_READ_LINES, edit_file, read_file, write_file
+from harness.sandbox import execute_code_tool
 from harness.tool import ToolContext, ToolDefinition, define_tool
 from harness.validators import object_schema, optional, positive_integer, string
 from harness.workspace import Workspace
@@ -114,9 +118,8 @@ def coding_tool_policies() -> dict[str, ToolPolicy]:
     # Reading never changes the workspace, so reads run side by side; a write or an edit runs
     # alone, so no read sees the workspace half way through a turn's changes.
     safe = ToolPolicy(concurrency_safe=True)
-    policies = {"read_file": safe, "list_files": safe, "grep": safe}
-    # ---- the command and sandbox tools' policies are added here (Labs 8.5, 8.6) ----
-    return policies
+    # The sandbox never touches the workspace; a command may change anything, so it runs alone.
+    return {"read_file": safe, "list_files": safe, "grep": safe, "execute_code": safe}
 
 
 # --8<-- [end:policies]
@@ -124,6 +127,5 @@ def coding_tool_policies() -> dict[str, ToolPolicy]:
 
 def coding_tools(workspace: Workspace) -> tuple[ToolDefinition, ...]:
     """Return every coding tool bound to ``workspace``: the file tools, then the others."""
-    tools = file_tools(workspace)
-    # ---- the command and sandbox tools are added here (Labs 8.5, 8.6) ----
-    return tools
+    # run_command works in the workspace's directory; execute_code in a fresh one of its own.
+    return (*file_tools(workspace), command_tool(Path(workspace.root)), execute_code_tool())
