@@ -18,7 +18,7 @@ import nox
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from checkpoints.catalog import Checkpoint, load_catalog  # noqa: E402
+from checkpoints.catalog import Checkpoint, find_checkpoint, load_catalog  # noqa: E402
 from practice.commands import CommandError, checkpoint_named  # noqa: E402
 from practice.commands import checkpoint_usage as usage_of_checkpoint  # noqa: E402
 
@@ -58,12 +58,34 @@ def chosen_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tupl
     return catalog if found is None else (found,)
 
 
-def select_checkpoints(args: list[str], catalog: tuple[Checkpoint, ...]) -> tuple[Checkpoint, ...]:
-    """Return the checkpoints named by ``args``, or () when they name none."""
-    try:
-        return chosen_checkpoints(args, catalog)
-    except CommandError:
-        return ()
+def verify_usage(catalog: tuple[Checkpoint, ...]) -> str:
+    """Return the usage of ``nox -s verify``, listing the checkpoints."""
+    return "\n".join(
+        [
+            "usage: nox -s verify -- NN [pytest options]",
+            "",
+            "checks all of checkpoint NN: its focused tests, practice-folder proofs and pages",
+            "",
+            "checkpoints:",
+            *(f"  {c.number}  {c.title}" for c in catalog),
+        ]
+    )
+
+
+def checkpoint_to_verify(args: list[str], catalog: tuple[Checkpoint, ...]) -> Checkpoint:
+    """Return the one checkpoint ``args`` names (verify checks one, so ``all`` names none).
+
+    Raises CommandError, whose problem says what was wrong ("no checkpoint 99"), when ``args``
+    name none.
+    """
+    usage = verify_usage(catalog)
+    if len(args) != 1:
+        got = f"; got {' '.join(args)}" if args else ""
+        raise CommandError(f"expected one checkpoint number, such as 06{got}", usage)
+    found = find_checkpoint(catalog, args[0])
+    if found is None:
+        raise CommandError(f"no checkpoint {args[0]}", usage)
+    return found
 
 
 def usage_error(session: nox.Session, error: CommandError) -> NoReturn:
@@ -96,9 +118,22 @@ def tests(session: nox.Session) -> None:
     """Run every checkpoint's focused tests and the repository's own meta-tests."""
     install_course(session)
     # Two workers or more (pytest-xdist): on a 2-core machine the suite takes half the time.
-    # Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup).
+    # Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup, with the
+    # units of work of practice/tests/conftest.py: xdist's own groups fail under pytest 9).
     # `nox -s tests -- -n 0 ...` runs in one process, as plain pytest does.
-    session.run("pytest", "-n", "auto", "--dist", "loadgroup", *session.posargs)
+    # pytest rewrites the asserts of every module of a plugin's package (all of hypothesis) and
+    # caches the result beside it, unless PYTHONDONTWRITEBYTECODE is set, as some machines set
+    # it; then each of the suite's pytest subprocesses rewrites them again (2 CPU-s of its 3).
+    # Unset (None) for this run, the first process writes the cache and the others read it.
+    session.run(
+        "pytest",
+        "-n",
+        "auto",
+        "--dist",
+        "loadgroup",
+        *session.posargs,
+        env={"PYTHONDONTWRITEBYTECODE": None},
+    )
 
 
 @nox.session
@@ -255,11 +290,10 @@ def verify(session: nox.Session) -> None:
 
     catalog = load_catalog()
     names, options = split_options(session.posargs)
-    chosen = select_checkpoints(names, catalog) if names != ["all"] else ()
-    if len(chosen) != 1:
-        print(f"expected one checkpoint number\n\n{checkpoint_usage(catalog)}", file=sys.stderr)
-        session.error("see the usage above")
-    (selected,) = chosen
+    try:
+        selected = checkpoint_to_verify(names, catalog)
+    except CommandError as exc:
+        usage_error(session, exc)
     problems = file_problems(catalog, ROOT)
     if problems:
         print("\n".join(problems), file=sys.stderr)

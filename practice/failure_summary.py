@@ -5,6 +5,10 @@ traceback (thousands of lines) before the labs report. With this plugin the run 
 first failure of each lab in full, every other failure as one line, then the labs report.
 ``--full`` (or ``-v``) gives pytest's usual output, every failure in full.
 
+Only the failure printed in full is formatted in full: pytest reads and parses the test file's
+source for each frame of a traceback it formats, and on a fresh folder of checkpoint 06 (about
+two hundred failures, a test file of three thousand lines) that took most of the run.
+
 The practice folder's ``nox -s checkpoint`` loads it with ``-p practice.failure_summary``; the
 generator copies this file unchanged into every practice folder.
 """
@@ -49,6 +53,7 @@ class FailureSummary:
 
     def __init__(self) -> None:
         self.lab_of: dict[str, str] = {}
+        self.in_full: dict[str, tuple[str, str]] = {}  # lab -> (nodeid, phase) of its first
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -56,6 +61,25 @@ class FailureSummary:
             marker = item.get_closest_marker("lab")
             if marker is not None:
                 self.lab_of[item.nodeid] = str(marker.args[0])
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        lab = self.lab_of.get(item.nodeid, NO_LAB)
+        option = item.config.option
+        chosen = option.tbstyle
+        if lab in self.in_full:
+            # Its lab's first failure is shown in full already, so this one is shown on one
+            # line: pytest formats it with the exception alone, reading no source.
+            option.tbstyle = "line"
+        try:
+            report = yield
+        finally:
+            option.tbstyle = chosen
+        if report.failed and lab not in self.in_full:
+            self.in_full[lab] = (report.nodeid, report.when)
+        return report
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> Generator[None]:
@@ -75,7 +99,7 @@ class FailureSummary:
             by_lab.setdefault(self.lab_of.get(report.nodeid, NO_LAB), []).append(report)
         reporter.write_sep("=", TITLE)
         for lab in sorted(by_lab, key=_lab_order):
-            first, *rest = by_lab[lab]
+            first, *rest = _in_full_first(by_lab[lab], self.in_full.get(lab))
             name = "a test without a lab" if lab == NO_LAB else f"Lab {lab}"
             count = len(by_lab[lab])
             reporter.write_sep(
@@ -95,6 +119,11 @@ class FailureSummary:
                 reporter.write_line(f"the other {len(rest)} of {name}, one line each:")
                 for report in rest:
                     reporter.write_line(f"  {_one_line(report)}")
+
+
+def _in_full_first(reports: list[Report], in_full: tuple[str, str] | None) -> list[Report]:
+    """Return ``reports`` with the one formatted in full first, the others in their order."""
+    return sorted(reports, key=lambda report: (report.nodeid, report.when) != in_full)
 
 
 def _one_line(report: Report) -> str:

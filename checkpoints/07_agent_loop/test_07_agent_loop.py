@@ -43,6 +43,7 @@ from harness.agent_loop import (
     run_agent_loop,
 )
 from harness.event_stream import EventStream
+from harness.loop_inputs import refuse_stream_end
 from harness.messages import OrphanToolResultError, check_transcript
 from harness.protocol import (
     AssistantMessage,
@@ -760,8 +761,7 @@ async def test_an_abort_before_the_start_asks_the_model_nothing() -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-@lab_7_5
-async def test_a_crashed_run_raises_its_bug_from_result() -> None:
+async def test_a_crashed_run_raises_its_bug_from_result() -> None:  # crash is given
     run = AgentRun()
     bug = RuntimeError("a bug")
     run.crash(bug)
@@ -819,6 +819,12 @@ async def test_a_model_that_breaks_the_protocol_ends_the_run_with_a_type_error(
     [event async for event in run]
     with raises_exactly(TypeError, message):
         await run.result()
+
+
+@lab_7_5
+def test_refuse_stream_end_names_what_the_stream_ended_with() -> None:
+    with raises_exactly(TypeError, "the model's stream must end with a StreamResult, got dict"):
+        refuse_stream_end({"kind": "done"})
 
 
 @lab_7_5

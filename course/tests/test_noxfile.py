@@ -32,12 +32,12 @@ NOXFILE = load_noxfile()
 
 @pytest.mark.parametrize("argument", ["6", "06"])
 def test_one_number_selects_exactly_that_checkpoint(argument: str) -> None:
-    chosen = NOXFILE.select_checkpoints([argument], CATALOG)
+    chosen = NOXFILE.chosen_checkpoints([argument], CATALOG)
     assert [c.name for c in chosen] == ["06_tool_contract"]
 
 
 def test_all_selects_every_checkpoint_in_order() -> None:
-    assert NOXFILE.select_checkpoints(["all"], CATALOG) == CATALOG
+    assert NOXFILE.chosen_checkpoints(["all"], CATALOG) == CATALOG
 
 
 @pytest.mark.parametrize(
@@ -54,7 +54,32 @@ def test_bad_arguments_name_the_problem(arguments: list[str], problem: str) -> N
     with pytest.raises(CommandError) as caught:
         NOXFILE.chosen_checkpoints(arguments, CATALOG)
     assert caught.value.problem == problem
-    assert NOXFILE.select_checkpoints(arguments, CATALOG) == ()
+    assert caught.value.usage == NOXFILE.checkpoint_usage(CATALOG)
+
+
+@pytest.mark.parametrize("argument", ["7", "07"])
+def test_verify_checks_exactly_the_one_checkpoint_named(argument: str) -> None:
+    assert NOXFILE.checkpoint_to_verify([argument], CATALOG).name == "07_agent_loop"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problem"),
+    [
+        ([], "expected one checkpoint number, such as 06"),
+        (["99"], "no checkpoint 99"),
+        (["all"], "no checkpoint all"),
+        (["06", "07"], "expected one checkpoint number, such as 06; got 06 07"),
+    ],
+)
+def test_verify_names_the_problem_and_lists_the_checkpoints(
+    arguments: list[str], problem: str
+) -> None:
+    with pytest.raises(CommandError) as caught:
+        NOXFILE.checkpoint_to_verify(arguments, CATALOG)
+    assert caught.value.problem == problem
+    usage = caught.value.usage
+    assert usage.startswith("usage: nox -s verify -- NN [pytest options]\n")
+    assert all(f"  {c.number}  {c.title}" in usage for c in CATALOG)
 
 
 @pytest.mark.parametrize(
@@ -108,6 +133,18 @@ def test_nox_checkpoint_with_bad_arguments_prints_usage_and_fails(
     # nox's own last line carries only the problem, never the usage.
     assert re.search(
         rf"Session checkpoint aborted: {re.escape(problem)}( \(took [^)]*\))?\.$",
+        done.stderr.rstrip().splitlines()[-1],
+    )
+
+
+@pytest.mark.timeout(60)
+def test_nox_verify_with_a_bad_argument_prints_usage_and_names_the_problem() -> None:
+    done = run_nox("-s", "verify", "--", "99")
+    assert done.returncode != 0
+    assert "usage: nox -s verify -- NN" in done.stderr
+    assert "06  Tool contract" in done.stderr
+    assert re.search(
+        r"Session verify aborted: no checkpoint 99( \(took [^)]*\))?\.$",
         done.stderr.rstrip().splitlines()[-1],
     )
 

@@ -2,6 +2,11 @@
 
 Loaded with ``-p lab_outcomes_plugin`` in the subprocess that runs a practice folder's tests;
 the file named by ``PRACTICE_OUTCOMES`` receives one JSON object per line.
+
+It also loads a hypothesis profile for these runs only: a property test stops at its first
+failing example, unshrunk, and no example database is written into the folder. A stub fails on
+every input, so shrinking its failure proves nothing and cost most of a fresh run's time; a
+passing property test still runs every example its ``@settings`` asks for.
 """
 
 from __future__ import annotations
@@ -12,6 +17,9 @@ import sys
 from collections.abc import Generator
 
 import pytest
+from hypothesis import Phase, settings
+
+PROFILE = "practice-proofs"
 
 
 def _leaves(error: BaseException) -> list[list[str]]:
@@ -47,6 +55,13 @@ def pytest_runtest_makereport(
             }
         )
     return report
+
+
+def pytest_configure() -> None:
+    # Before any test module is imported: a test's own @settings inherits what it leaves out.
+    unshrunk = tuple(phase for phase in Phase if phase not in {Phase.shrink, Phase.explain})
+    settings.register_profile(PROFILE, phases=unshrunk, database=None)
+    settings.load_profile(PROFILE)
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:

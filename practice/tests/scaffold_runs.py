@@ -23,6 +23,10 @@ from pathlib import Path
 from checkpoints.catalog import Checkpoint
 
 PLUGIN_DIR = Path(__file__).resolve().parent
+# Hypothesis keeps tables it builds once (the characters a codec encodes, the constants of each
+# source file) in its storage folder, `.hypothesis` in the working directory; a fresh folder has
+# none and rebuilt them in every run (seconds each). The runs share the course's folder instead.
+HYPOTHESIS_STORAGE = PLUGIN_DIR.parents[1] / ".hypothesis"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -80,6 +84,7 @@ def run_focused_tests(
         "PYTHONPATH": os.pathsep.join([str(link_dir), str(PLUGIN_DIR)]),
         "PRACTICE_OUTCOMES": str(outcomes_file),
         "PYTHONDONTWRITEBYTECODE": "1",
+        "HYPOTHESIS_STORAGE_DIRECTORY": str(HYPOTHESIS_STORAGE),
     }
     completed = subprocess.run(
         [

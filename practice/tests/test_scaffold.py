@@ -11,6 +11,7 @@ import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -678,7 +679,10 @@ FAILING_TESTS = (
 def test_the_failure_summary_shows_each_labs_first_failure_in_full_and_the_rest_in_a_line(
     course: Path, tmp_path: Path
 ) -> None:
-    run = run_extra_test_file(course, tmp_path, FAILING_TESTS, ["-p", "practice.failure_summary"])
+    junit = tmp_path / "junit.xml"
+    run = run_extra_test_file(
+        course, tmp_path, FAILING_TESTS, ["-p", "practice.failure_summary", f"--junitxml={junit}"]
+    )
     out = run.output
     assert "= failures: the first of each lab in full (--full shows all) =" in out
     assert "FAILURES" not in out  # pytest's own section would repeat every traceback
@@ -701,6 +705,16 @@ def test_the_failure_summary_shows_each_labs_first_failure_in_full_and_the_rest_
         out.index("5 failed, 1 passed"),
     ]
     assert order == sorted(order)
+    # A failure shown on one line is formatted without its source, which pytest would read
+    # and parse for each frame (most of a fresh 06 folder's run); the report file shows it.
+    formatted = {
+        case.get("name"): failure.text or ""
+        for case in ElementTree.parse(junit).getroot().iter("testcase")
+        if (failure := case.find("failure")) is not None
+    }
+    assert "    raise ValueError('third went wrong')" not in formatted["test_third_of_2_1"]
+    assert "ValueError: third went wrong" in formatted["test_third_of_2_1"]
+    assert "    assert 'first' == 'FIRST-IN-FULL'" in formatted["test_first_of_2_1"]
 
 
 @pytest.mark.parametrize("option", ["--full", "-vv"])
