@@ -152,6 +152,21 @@ class Outcome:
         return [e for e in self.events if type(e) is ToolEnd]
 
 
+async def until_started(probe: Probe, run: AgentRun, call_id: str) -> None:
+    """Wait for the call's tool to start; if the run ends first, raise what ended it.
+
+    A run ends before its tools start when a later lab is still a stub: its NotImplementedError
+    is raised here at once, so the test reads *blocked* instead of waiting for its timeout.
+    """
+    assert run.driver is not None, "run_agent_loop must keep its task on run.driver"
+    started = asyncio.ensure_future(probe.has_started(call_id).wait())
+    await asyncio.wait({started, run.driver}, return_when=asyncio.FIRST_COMPLETED)
+    if not started.done():
+        started.cancel()
+        await run.result()
+        raise AssertionError(f"the run ended before the tool of {call_id!r} started")
+
+
 async def read_to_end(
     run: AgentRun, on_event: Callable[[AgentEvent], None] | None = None
 ) -> Outcome:
@@ -640,16 +655,19 @@ def test_a_synthesized_result_carries_the_06_error_content() -> None:
 @pytest.mark.parametrize("swallow_once", [False, True], ids=["well_behaved", "swallows_once"])
 async def test_a_timeout_stops_the_tool_and_the_run_goes_on(swallow_once: bool) -> None:
     stopped: list[str] = []
+    # Set only when the test ends: until Lab 7.4 stops the tool, nothing else would, and a tool
+    # that cannot end would hang the event loop's shutdown after the test's own timeout.
+    test_over = asyncio.Event()
 
     async def stuck(value: object, context: ToolContext) -> str:
         try:
-            await asyncio.Event().wait()
+            await test_over.wait()
         except asyncio.CancelledError:
             stopped.append("cancelled")
             if not swallow_once:
                 raise
         try:
-            await asyncio.Event().wait()  # waits again: only a second cancellation stops it
+            await test_over.wait()  # waits again: only a second cancellation stops it
         except asyncio.CancelledError:
             stopped.append("cancelled again")
             raise
@@ -660,7 +678,10 @@ async def test_a_timeout_stops_the_tool_and_the_run_goes_on(swallow_once: bool) 
         registry_of("stuck", stuck),
         policies={"stuck": ToolPolicy(timeout=0.02)},
     )
-    outcome = await read_to_end(run)
+    try:
+        outcome = await read_to_end(run)
+    finally:
+        test_over.set()
     (result,) = outcome.results()
     assert result.content == content_of(
         TOOL_TIMED_OUT, "the tool did not finish within 0.02 s and was stopped"
@@ -774,9 +795,9 @@ async def test_a_crashed_run_raises_its_bug_from_result() -> None:  # crash is g
 async def test_an_exhausted_script_is_raised_by_result_and_leaves_no_consumer_waiting() -> None:
     _, run = start([asks(call("c1"))], Probe().tools())
     events = [event async for event in run]  # ends: the consumer is not left waiting
-    assert events[-1].kind == "turn_start"  # the second turn asked an exhausted script
     with raises_exactly(ScriptExhaustedError, "request 2 is past the end of the script (length 1)"):
         await run.result()
+    assert events[-1].kind == "turn_start"  # the second turn asked an exhausted script
 
 
 class BadModel:
@@ -890,7 +911,7 @@ async def test_a_cancelled_consumer_does_not_stop_the_run() -> None:
             seen.append(event)
 
     consumer = asyncio.get_running_loop().create_task(consume())
-    await probe.has_started("c1").wait()
+    await until_started(probe, run, "c1")
     consumer.cancel()
     with pytest.raises(asyncio.CancelledError):
         await consumer
@@ -976,7 +997,7 @@ async def test_a_cancelled_driver_stops_the_tools_and_result_says_so() -> None:
     probe = Probe()
     probe.gate("c1")
     _, run = start([asks(call("c1"))], probe.tools())
-    await probe.has_started("c1").wait()
+    await until_started(probe, run, "c1")
     assert run.driver is not None
     run.driver.cancel()
     with raises_exactly(RuntimeError, "the agent loop's task was cancelled"):
