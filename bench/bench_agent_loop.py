@@ -37,17 +37,25 @@ import argparse
 import asyncio
 import contextlib
 import gc
-import importlib.metadata
 import json
-import os
-import platform
 import socket
 import statistics
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any
+
+# Shared with the tool-call benchmark, this folder's first (both run with bench/ on sys.path).
+from bench_tool_call import (
+    Kind,
+    Unavailable,
+    describe,
+    distribution_version,
+    machine_line,
+    rotations,
+    verdict,
+)
 
 __all__ = ["main"]
 
@@ -65,9 +73,6 @@ WAIT_SECONDS = 0.05
 SAFE_TARGET = 1.5  # x WAIT_SECONDS: eight safe calls overlap
 EXCLUSIVE_FLOOR = CONCURRENT_CALLS  # x WAIT_SECONDS: exclusive calls never overlap
 EXCLUSIVE_CEILING = CONCURRENT_CALLS + 0.5  # x WAIT_SECONDS: and add little to their waits
-
-T = TypeVar("T")
-Kind = Literal["reference", "harness", "framework"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -91,15 +96,6 @@ class Contender:
     turns: int
     prepare: Callable[[], RunOnce]
     read: Callable[[object], Outcome]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Unavailable:
-    """A path that could not be set up in this environment, and why."""
-
-    kind: Kind
-    label: str
-    reason: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -583,13 +579,6 @@ async def checked_run(contender: Contender) -> None:
         )
 
 
-def rotations(entries: list[T], repeats: int) -> Iterator[list[T]]:
-    """Yield ``entries`` once per repeat, rotated so no entry always follows the same one."""
-    for repeat in range(repeats):
-        shift = repeat % len(entries)
-        yield entries[shift:] + entries[:shift]
-
-
 async def measure(contenders: list[Contender], repeats: int) -> dict[str, list[Sample]]:
     """Return each contender's microseconds per turn in every repeat, repeats interleaved."""
     samples: dict[str, list[Sample]] = {c.label: [] for c in contenders}
@@ -774,21 +763,6 @@ def checked_list(value: object) -> list[Any]:
     return value
 
 
-def describe(error: BaseException) -> str:
-    """Return a one-line reason for a path that could not run."""
-    if isinstance(error, ModuleNotFoundError):
-        return f"cannot import {error.name} here"
-    return f"{type(error).__name__}: {error}"
-
-
-def distribution_version(name: str) -> str:
-    """Return the installed version of a distribution, or '?' when it is not installed."""
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return "?"
-
-
 def build_rows(
     samples: dict[str, list[Sample]], ready: list[Contender], missing: list[Unavailable]
 ) -> list[Row]:
@@ -832,13 +806,6 @@ def render_table(rows: list[Row]) -> list[str]:
     return lines
 
 
-def verdict(met: bool | None) -> str:
-    """Return the word printed next to a target."""
-    if met is None:
-        return "UNKNOWN (a row is unavailable)"
-    return "met" if met else "MISSED"
-
-
 def render_loop_target(rows: list[Row], turns: int) -> str:
     """Say whether the harness took less time a turn than every framework measured."""
     harness = next((r for r in rows if r.kind == "harness"), None)
@@ -864,23 +831,6 @@ def render_concurrency(times: list[WallTimes]) -> list[str]:
             f"{low:.1f}-{high:.1f} | {entry.target} | {verdict(entry.met)} |"
         )
     return lines
-
-
-def machine_line() -> str:
-    """Describe the interpreter and the machine the numbers come from."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return (
-        f"{platform.python_implementation()} {platform.python_version()} on "
-        f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs ({cpu})"
-    )
 
 
 # --- offline ------------------------------------------------------------------------------
