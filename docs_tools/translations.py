@@ -6,8 +6,8 @@ Two rules, run by ``nox -s docs`` through ``check_docs.py`` and tested in
 1. Glossary (fatal). Every ``docs/**/*.vi.md`` follows ``docs_tools/glossary_vi.toml``: a word
    listed under ``avoid`` is reported with its page, line and the glossary term to write instead;
    a ``##`` heading whose anchor is a lesson section carries the glossary title; the tone mark of
-   ``oa``, ``oe``, ``uy`` sits where the glossary says. Text between backticks and snippet
-   includes are code, so they are never checked.
+   ``oa``, ``oe``, ``uy`` sits where the glossary says. Text between backticks, a program's
+   output (a ``text`` block) and snippet includes are code, so they are never checked.
 2. Freshness (printed, not fatal). A translation records the English text it translates as
    ``source_sha256: <16 hex digits>`` in its front matter: the start of the SHA-256 of the
    English page, line endings made ``\\n``. When the English page changes, the hash no longer
@@ -62,6 +62,8 @@ _HASH_LINE = re.compile(rf"^{HASH_FIELD}:[ \t]*(?P<hash>[0-9a-f]+)[ \t]*$", re.M
 _FRONT_MATTER = re.compile(r"\A---\n(?P<body>.*?\n)---\n", re.DOTALL)
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INCLUDE = re.compile(r"^[ \t]*-{1,}8<-{1,}[ \t]")
+# A ``text`` block is a program's output, quoted as the program wrote it: English, like code.
+_OUTPUT_FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*text[ \t]*$")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1)[^\n]|\n(?![ \t]*\n))+?\1")
 # Anchors ("{ #bounded-deterministic-output }") and link targets are English by design.
 _ATTRIBUTES = re.compile(r"\{[ \t]*[#.][^}\n]*\}")
@@ -139,16 +141,33 @@ def _prose(text: str) -> str:
     """Return ``text`` with what is not Vietnamese prose blanked out, line breaks kept.
 
     Comments in shell blocks and labels in diagrams are prose too, so fenced blocks are read;
-    only snippet include lines, inline code spans, anchors and link targets are left out.
+    only snippet include lines, a program's output (a ``text`` block), inline code spans,
+    anchors and link targets are left out.
     """
     lines = [
-        "" if _INCLUDE.match(line) or _FENCE.match(line) else line for line in text.splitlines()
+        "" if _INCLUDE.match(line) or _FENCE.match(line) or in_output else line
+        for line, in_output in zip(text.splitlines(), _inside_output_blocks(text), strict=True)
     ]
     # A code span may continue on the next line of its paragraph, so blank them in the whole text.
     prose = "\n".join(lines)
     for code in (_INLINE_CODE, _ATTRIBUTES, _LINK_TARGET):
         prose = code.sub(lambda found: re.sub(r"[^\n]", " ", found[0]), prose)
     return prose
+
+
+def _inside_output_blocks(text: str) -> Iterator[bool]:
+    """Yield, for each line of ``text``, whether it lies inside a ``text`` block."""
+    closing: str | None = None  # the fence that ends the output block we are in
+    for line in text.splitlines():
+        if closing is None:
+            opening = _OUTPUT_FENCE.match(line)
+            closing = opening["fence"] if opening else None
+            yield False
+        else:
+            bare = line.strip()
+            ends = set(bare) == {closing[0]} and len(bare) >= len(closing)
+            closing = None if ends else closing
+            yield not ends
 
 
 def _classic(match: re.Match[str]) -> str:

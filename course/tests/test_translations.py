@@ -113,6 +113,20 @@ def test_a_shell_comment_and_a_diagram_label_are_prose(docs: Path) -> None:
     ]
 
 
+def test_a_programs_output_in_a_text_block_is_not_checked(docs: Path) -> None:
+    body = (
+        "```text\n[... 10 lines left out; the whole output is in output-1.txt]\n```\n\n"
+        "````text\n```\nthe output goes on\n````\n\n"
+        "Sau khối đó, output lại là văn xuôi.\n"
+    )
+    page = write_translation(docs, body)
+
+    assert problems_of(page) == [
+        "docs/checkpoints/01_protocol.vi.md:14: 'output' -> write 'đầu ra' "
+        "(glossary: output (what a tool returns))"
+    ]
+
+
 def test_a_lesson_section_titled_otherwise_is_reported(docs: Path) -> None:
     page = write_translation(docs, "## Kiến thức cần có { #prerequisites }\n")
 
