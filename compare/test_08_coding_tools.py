@@ -108,6 +108,7 @@ async def test_openai_agents_local_shell_tool_passes_the_command_through() -> No
         "/",
         50,
     )
+    assert action.env == {"HOME": "/root"}
     (item,) = [i for i in result.new_items if isinstance(i, ToolCallOutputItem)]
     assert item.output == "y" * 100_000
 
