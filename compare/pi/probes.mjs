@@ -405,6 +405,8 @@ async function codingTools() {
   const { mkdtempSync, mkdirSync, writeFileSync, readFileSync: readText, existsSync, symlinkSync, rmSync, realpathSync } = await import("node:fs");
   const { tmpdir } = await import("node:os");
   const { join, dirname } = await import("node:path");
+  // By file: the package's root import loads dist/experimental/server.js, which imports
+  // @earendil-works/pi-server, a package 0.85.0 does not declare (ERR_MODULE_NOT_FOUND).
   const tools = await import(
     new URL("./node_modules/@earendil-works/pi-coding-agent/dist/core/tools/index.js", import.meta.url)
   );
