@@ -1021,6 +1021,64 @@ def test_grep_stops_at_its_match_budget_and_says_so(
     )
 
 
+def make_ignored_tree(root: Path) -> None:
+    (root / ".gitignore").write_text("build/\n*.tmp\n", encoding="utf-8")
+    (root / "src" / "sub").mkdir(parents=True)
+    (root / "src" / ".gitignore").write_text("!keep.tmp\n/local.txt\n", encoding="utf-8")
+    for name in ("a.tmp", "local.txt", "src/keep.tmp", "src/other.tmp", "src/local.txt"):
+        (root / name).write_text("needle\n", encoding="utf-8")
+    (root / "src" / "sub" / "local.txt").write_text("needle\n", encoding="utf-8")
+    (root / "build").mkdir()
+    (root / "build" / "out.txt").write_text("needle\n", encoding="utf-8")
+
+
+@pytest.mark.lab("8.4")
+def test_what_a_gitignore_ignores_is_neither_listed_nor_searched(root: Path, ws: Workspace) -> None:
+    make_ignored_tree(root)
+    # The root's *.tmp reaches src; src's own file re-includes keep.tmp and anchors /local.txt
+    # to src, so src/sub/local.txt stays; build/ is not entered.
+    visible = [
+        ".gitignore",
+        "local.txt",
+        "src/",
+        "src/.gitignore",
+        "src/keep.tmp",
+        "src/sub/",
+        "src/sub/local.txt",
+    ]
+    assert list_files(ws) == "".join(f"{line}\n" for line in visible)
+    assert grep(ws, "needle") == (
+        "local.txt:1: needle\nsrc/keep.tmp:1: needle\nsrc/sub/local.txt:1: needle\n"
+    )
+
+
+@pytest.mark.lab("8.4")
+def test_a_directory_below_the_root_keeps_the_rules_of_the_directories_above_it(
+    root: Path, ws: Workspace
+) -> None:
+    make_ignored_tree(root)
+    whole = list_files(ws).splitlines(keepends=True)
+    beneath = [line for line in whole if line.startswith("src/") and line != "src/\n"]
+    assert list_files(ws, "src") == "".join(beneath)  # the root's listing, from src down
+    assert list_files(ws, "src/") == list_files(ws, "src")
+    assert grep(ws, "needle", "src/sub") == "src/sub/local.txt:1: needle\n"
+    assert list_files(ws, "build") == "[nothing under 'build' matches '*']\n"
+
+
+@pytest.mark.lab("8.4")
+def test_include_ignored_lists_and_searches_everything_but_git(root: Path, ws: Workspace) -> None:
+    make_ignored_tree(root)
+    (root / ".git").mkdir()
+    listed = list_files(ws, include_ignored=True)
+    assert ".git/\n" in listed
+    assert "a.tmp\n" in listed
+    assert "build/out.txt\n" in listed
+    assert "src/local.txt\n" in listed
+    assert "src/other.tmp\n" in listed
+    found = grep(ws, "needle", "build", include_ignored=True)
+    assert found == "build/out.txt:1: needle\n"
+
+
 def test_grep_refuses_empty_text(ws: Workspace) -> None:
     with raises_exactly(ValueError, "text must be a non-empty str"):
         grep(ws, "")
@@ -1244,6 +1302,59 @@ def test_a_write_to_a_path_no_file_can_have_writes_nothing(
         write_file(ws, path, "data\n")
     assert names_in(root) == ["src"]
     assert names_in(root / "src") == []
+
+
+@pytest.mark.lab("8.7")
+@pytest.mark.parametrize(
+    ("make", "listed", "note"),
+    [
+        (
+            lambda g: g.write_bytes(b"*.log\n" + b"#" * 32_768),
+            ".gitignore",
+            "[not used: .gitignore (larger than 32,768 bytes)]",
+        ),
+        (
+            lambda g: g.write_bytes(b"*.log\n\0\n"),
+            ".gitignore",
+            "[not used: .gitignore (not UTF-8 text)]",
+        ),
+        (
+            lambda g: g.write_bytes(b"*.log\n\xff\n"),
+            ".gitignore",
+            "[not used: .gitignore (not UTF-8 text)]",
+        ),
+        (
+            lambda g: g.symlink_to("../outside/secret.txt"),
+            ".gitignore@",
+            "[not used: .gitignore (a symbolic link)]",
+        ),
+        (os.mkfifo, ".gitignore", "[not used: .gitignore (not a regular file)]"),
+        (lambda g: g.mkdir(), ".gitignore/", "[not used: .gitignore (not a regular file)]"),
+    ],
+    ids=["too-large", "nul-byte", "not-utf8", "link", "fifo", "directory"],
+)
+def test_a_gitignore_that_cannot_be_trusted_is_not_used_and_the_listing_says_so(
+    root: Path, ws: Workspace, make: Any, listed: str, note: str
+) -> None:
+    make(root / ".gitignore")
+    (root / "a.log").write_text("", encoding="utf-8")
+    assert list_files(ws) == f"{listed}\na.log\n{note}\n"
+
+
+@pytest.mark.lab("8.7")
+def test_a_pattern_that_could_backtrack_for_minutes_or_is_invalid_is_skipped(
+    root: Path, ws: Workspace
+) -> None:
+    # Matched by Python's re, *a*a*a*b takes minutes on this name: the test's timeout would end
+    # it, so passing proves the pattern was never matched.
+    (root / ".gitignore").write_text("*a*a*a*a*a*a*b\n\\\n*.log\n", encoding="utf-8")
+    (root / ("a" * 250)).write_text("", encoding="utf-8")
+    (root / "a.log").write_text("", encoding="utf-8")
+    assert list_files(ws) == (
+        f".gitignore\n{'a' * 250}\n"
+        "[pattern skipped: .gitignore line 1 has more than 2 '*' between two slashes]\n"
+        "[pattern skipped: .gitignore line 2 is not a valid pattern]\n"
+    )
 
 
 # ---- Labs 8.5, 8.6, 8.8: processes ----
