@@ -16,7 +16,6 @@ __all__ = ["coding_tool_policies", "coding_tools", "file_tools"]
 
 import asyncio
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from harness.agent_loop import ToolPolicy
@@ -140,4 +139,4 @@ def coding_tool_policies() -> dict[str, ToolPolicy]:
 def coding_tools(workspace: Workspace) -> tuple[ToolDefinition, ...]:
     """Return every coding tool bound to ``workspace``: the file tools, then the others."""
     # run_command works in the workspace's directory; execute_code in a fresh one of its own.
-    return (*file_tools(workspace), command_tool(Path(workspace.root)), execute_code_tool())
+    return (*file_tools(workspace), command_tool(workspace), execute_code_tool())
