@@ -1157,6 +1157,26 @@ async def test_a_refusal_reaches_the_model_as_an_error_result(root: Path, ws: Wo
 
 
 @pytest.mark.lab("8.6")
+async def test_the_model_can_ask_the_listing_tools_for_ignored_files(
+    root: Path, ws: Workspace
+) -> None:
+    (root / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    (root / "a.log").write_text("needle\n", encoding="utf-8")
+    assert list_files(ws) == ".gitignore\n"  # the lab's code first, so that a stub fails here
+    registry = ToolRegistry(coding_tools(ws))
+    signal = AbortController().signal
+    contents = []
+    for name, arguments in [
+        ("list_files", {}),
+        ("list_files", {"include_ignored": True}),
+        ("grep", {"text": "needle", "include_ignored": True}),
+    ]:
+        call = ToolCall.create(id="c1", name=name, arguments=arguments)
+        contents.append((await execute_tool_call(registry, call, signal)).content)
+    assert contents == [".gitignore\n", ".gitignore\na.log\n", "a.log:1: needle\n"]
+
+
+@pytest.mark.lab("8.6")
 async def test_an_agent_writes_edits_and_reads_a_file_through_the_loop(
     root: Path, ws: Workspace
 ) -> None:
