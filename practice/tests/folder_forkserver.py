@@ -2,10 +2,11 @@
 
 Started by ``scaffold_runs.FolderRunner`` with this directory as its only ``PYTHONPATH`` entry.
 Each line on stdin is a JSON request: ``cwd``, ``args`` (pytest's), ``path`` (entries put first
-on ``sys.path``), ``env`` (the whole environment) and ``output`` (a file for stdout and
-stderr). The server forks; the child runs ``pytest.main(args)`` there and exits with its code;
-the server answers with one JSON line, ``{"returncode": N}`` (``-9`` for a child it killed
-because it ran past ``RUN_LIMIT_SECONDS``).
+on ``sys.path``), ``env`` (the whole environment), ``output`` (a file for stdout and stderr)
+and ``limit`` (seconds). The server forks; the child runs ``pytest.main(args)`` there and exits
+with its code; the server answers with one JSON line, ``{"returncode": N}``: ``-9`` for a child
+it killed because it ran past its limit (not an alarm in the child: pytest-timeout uses SIGALRM
+there, for each test).
 
 Why: a pytest subprocess spends about a second importing pytest, hypothesis and the plugins
 before it collects a test, and the practice proofs start about forty of them. A forked child
@@ -37,9 +38,6 @@ import hypothesis.strategies
 def test_warm_up() -> None:
     pass
 """
-# A run still going after this is killed: a hang fails, late. (Not an alarm in the child:
-# pytest-timeout uses SIGALRM there for each test.)
-RUN_LIMIT_SECONDS = 600
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,6 +49,7 @@ class Request:
     path: tuple[str, ...]  # put first on sys.path, as PYTHONPATH would
     env: dict[str, str]
     output: str  # a file for the child's stdout and stderr
+    limit: float  # seconds the run may take before it is killed
 
     @classmethod
     def from_json(cls, line: str) -> Request:
@@ -61,6 +60,7 @@ class Request:
             path=tuple(str(entry) for entry in fields["path"]),
             env={str(name): str(value) for name, value in fields["env"].items()},
             output=str(fields["output"]),
+            limit=float(fields["limit"]),
         )
 
 
@@ -108,10 +108,10 @@ def run_in_child(request: Request) -> NoReturn:
     os._exit(code)  # not sys.exit: the child must not run the server's cleanup
 
 
-def wait_or_kill(pid: int) -> int:
-    """Wait for the child ``pid`` up to ``RUN_LIMIT_SECONDS``, kill it then; return its code."""
+def wait_or_kill(pid: int, limit: float) -> int:
+    """Wait for the child ``pid`` up to ``limit`` seconds, kill it then; return its exit code."""
     with os.fdopen(os.pidfd_open(pid)) as exited:  # readable once the child has ended
-        ready, _, _ = select.select([exited], [], [], RUN_LIMIT_SECONDS)
+        ready, _, _ = select.select([exited], [], [], limit)
     if not ready:
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
@@ -126,7 +126,7 @@ def serve() -> None:
         pid = os.fork()
         if pid == 0:
             run_in_child(request)
-        code = wait_or_kill(pid)
+        code = wait_or_kill(pid, request.limit)
         sys.stdout.write(json.dumps({"returncode": code}) + "\n")
         sys.stdout.flush()
 

@@ -69,10 +69,12 @@ def focused_test_paths(chosen: Sequence[Checkpoint]) -> list[str]:
 class FolderRunner:
     """Run pytest in practice folders, one run at a time, each in a child of a warm server.
 
-    A context manager: the server starts on entry and ends on exit.
+    A context manager: the server starts on entry and ends on exit. A run that takes longer
+    than ``limit`` seconds is killed (its exit code is -9): a hang fails, if late.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, limit: float = 600.0) -> None:
+        self._limit = limit
         self._server: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> FolderRunner:
@@ -121,6 +123,7 @@ class FolderRunner:
                 "path": [str(link_dir), str(PLUGIN_DIR)],
                 "env": {**_run_environment(), "PRACTICE_OUTCOMES": str(outcomes_file)},
                 "output": str(output_file),
+                "limit": self._limit,
             }
         )
         return _read_run(returncode, outcomes_file, output_file.read_text(errors="replace"))

@@ -744,3 +744,41 @@ def test_full_or_verbose_prints_every_failure_in_full(
     assert "raise ValueError('third went wrong')" in run.output
     assert "SECOND-IN-FULL" in run.output
     assert "Lab 2.1   failing      (3 of 3 tests fail)" in run.output
+
+
+def test_a_run_imports_the_folders_own_packages_not_the_servers(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
+    # The runs are forked from one server; it must not hand them the course's `practice` or
+    # `checkpoints` (or `harness`), or a folder would be proved with the course's copies.
+    run = run_extra_test_file(
+        folder_runner,
+        course,
+        tmp_path,
+        "from pathlib import Path\n\n"
+        "import checkpoints\nimport harness\nimport practice\n\n\n"
+        "def test_each_package_is_the_folders() -> None:\n"
+        "    here = Path.cwd().resolve()\n"
+        "    for package in (checkpoints, harness, practice):\n"
+        "        places = [Path(place).resolve() for place in package.__path__]\n"
+        "        assert places, package\n"
+        "        assert all(place.is_relative_to(here) for place in places), places\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["passed"], run.output
+
+
+def test_a_run_past_its_limit_is_killed_and_the_next_run_still_works(
+    course: Path, tmp_path: Path
+) -> None:
+    hang = "import time\n\n\ndef test_hangs() -> None:\n    time.sleep(20)\n"
+    (tmp_path / "hung").mkdir()
+    (tmp_path / "after").mkdir()
+    with FolderRunner(limit=1.0) as runner:
+        hung = run_extra_test_file(runner, course, tmp_path / "hung", hang)
+        after = run_extra_test_file(
+            runner, course, tmp_path / "after", "def test_passes() -> None:\n    pass\n"
+        )
+    assert hung.returncode == -9
+    assert hung.outcomes == ()
+    assert after.returncode == 0, after.output
+    assert [o.outcome for o in after.outcomes] == ["passed"]
