@@ -37,8 +37,9 @@ last-lab copy), the proof reads that run.
 
 Every run loads ``lab_outcomes_plugin``, which also makes hypothesis stop at a property test's
 first failure (no shrinking, no example database): a stub fails on any input, so shrinking its
-failure proves nothing. A passing property test runs all of its examples, and a learner's own
-``nox -s checkpoint`` never loads the plugin.
+failure proves nothing. It also runs at most ten examples of a property test: these runs prove
+the folder, and the course's own run proves the properties with all of their examples. A
+learner's own ``nox -s checkpoint`` never loads the plugin.
 
 Each folder is made once and all of its runs happen in one fixture, one after another, each a
 fresh pytest forked from a warm one (``scaffold_runs.FolderRunner``); each test below only reads

@@ -21,6 +21,7 @@ from practice.commands import CommandError, checkpoints_through, find_lab, hint_
 from practice.regions import LabMarkerError
 from practice.scaffold import PracticeError, make_practice_folder
 from practice.tests.fake_course import write_fake_course
+from practice.tests.lab_outcomes_plugin import PROOF_EXAMPLES
 from practice.tests.scaffold_runs import FolderRunner, ScaffoldRun, focused_test_paths
 
 PRACTICE = Path(__file__).resolve().parents[1]
@@ -782,3 +783,22 @@ def test_a_run_past_its_limit_is_killed_and_the_next_run_still_works(
     assert hung.outcomes == ()
     assert after.returncode == 0, after.output
     assert [o.outcome for o in after.outcomes] == ["passed"]
+
+
+def test_a_property_test_runs_at_most_the_proof_examples_in_a_folder_run(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
+    calls = tmp_path / "calls.txt"
+    run = run_extra_test_file(
+        folder_runner,
+        course,
+        tmp_path,
+        "from hypothesis import given, settings, strategies as st\n\n\n"
+        "@settings(max_examples=500, deadline=None)\n"
+        "@given(st.integers())\n"
+        "def test_counted(number: int) -> None:\n"
+        f"    with open({str(calls)!r}, 'a') as file:\n"
+        "        file.write('x')\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["passed"], run.output
+    assert 1 <= len(calls.read_text()) <= PROOF_EXAMPLES
