@@ -140,6 +140,7 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """Check style, formatting and types (mypy --strict) of the course, tests and generator."""
     session.install(*nox.project.dependency_groups(PYPROJECT, "lint"))
+    session.install(*PYPROJECT["project"]["dependencies"])  # mypy reads the imports of harness
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     # mypy cannot follow setuptools' editable import finder, so it reads the package through

@@ -326,8 +326,8 @@ def render_pyproject(course: Mapping[str, object], target: Checkpoint) -> str:
     """Return the practice folder's pyproject.toml, taken from the course's ``course`` table.
 
     It keeps what running the focused tests needs: the build system, ``course/src`` mapped to
-    the package ``harness``, the ``test`` dependency group (same pins) and pytest's settings,
-    with the test paths narrowed to ``checkpoints``.
+    the package ``harness`` with the course's runtime dependencies, the ``test`` dependency
+    group (same pins) and pytest's settings, with the test paths narrowed to ``checkpoints``.
     """
     project = _table(course, "project")
     tool = _table(course, "tool")
@@ -344,7 +344,8 @@ def render_pyproject(course: Mapping[str, object], target: Checkpoint) -> str:
                 "description": f"Practice folder: rebuild checkpoint {target.number}, "
                 f"{target.title}.",
                 "requires-python": project["requires-python"],
-                "dependencies": [],
+                # The harness's runtime dependencies (pathspec, for 08's .gitignore), same pins.
+                "dependencies": project.get("dependencies", []),
             },
         ),
         ("tool.setuptools", {k: v for k, v in setuptools.items() if k != "package-data"}),

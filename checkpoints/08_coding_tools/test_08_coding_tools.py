@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import itertools
 import os
 import shutil
 import signal
@@ -34,7 +33,6 @@ from harness.abort import AbortController
 from harness.agent_loop import LoopCompleted, ToolPolicy, run_agent_loop
 from harness.coding_tools import coding_tool_policies, coding_tools
 from harness.commands import (
-    OutputBuffer,
     ProcessOutcome,
     command_tool,
     describe_outcome,
@@ -455,6 +453,18 @@ def test_one_long_line_shows_its_two_ends(ws: Workspace) -> None:
         "0123\n[... 0 lines (8 bytes) left out; the whole output is in "
         ".harness/output/output-1.txt: read it with read_file from line 1]\ncdef"
     )
+
+
+@pytest.mark.lab("8.2")
+def test_a_projection_without_a_workspace_keeps_head_and_tail_and_spills_nothing() -> None:
+    with Projection(None, head_bytes=20, tail_bytes=20) as projection:
+        for n in range(1, 21):
+            projection.write(f"l{n:02}\n".encode())
+        text = projection.finish()
+    assert text == (
+        "l01\nl02\nl03\nl04\nl05\n[... 10 lines (40 bytes) left out]\nl16\nl17\nl18\nl19\nl20\n"
+    )
+    assert projection.spill_path is None
 
 
 @pytest.mark.lab("8.2")
@@ -1021,6 +1031,64 @@ def test_grep_stops_at_its_match_budget_and_says_so(
     )
 
 
+def make_ignored_tree(root: Path) -> None:
+    (root / ".gitignore").write_text("build/\n*.tmp\n", encoding="utf-8")
+    (root / "src" / "sub").mkdir(parents=True)
+    (root / "src" / ".gitignore").write_text("!keep.tmp\n/local.txt\n", encoding="utf-8")
+    for name in ("a.tmp", "local.txt", "src/keep.tmp", "src/other.tmp", "src/local.txt"):
+        (root / name).write_text("needle\n", encoding="utf-8")
+    (root / "src" / "sub" / "local.txt").write_text("needle\n", encoding="utf-8")
+    (root / "build").mkdir()
+    (root / "build" / "out.txt").write_text("needle\n", encoding="utf-8")
+
+
+@pytest.mark.lab("8.4")
+def test_what_a_gitignore_ignores_is_neither_listed_nor_searched(root: Path, ws: Workspace) -> None:
+    make_ignored_tree(root)
+    # The root's *.tmp reaches src; src's own file re-includes keep.tmp and anchors /local.txt
+    # to src, so src/sub/local.txt stays; build/ is not entered.
+    visible = [
+        ".gitignore",
+        "local.txt",
+        "src/",
+        "src/.gitignore",
+        "src/keep.tmp",
+        "src/sub/",
+        "src/sub/local.txt",
+    ]
+    assert list_files(ws) == "".join(f"{line}\n" for line in visible)
+    assert grep(ws, "needle") == (
+        "local.txt:1: needle\nsrc/keep.tmp:1: needle\nsrc/sub/local.txt:1: needle\n"
+    )
+
+
+@pytest.mark.lab("8.4")
+def test_a_directory_below_the_root_keeps_the_rules_of_the_directories_above_it(
+    root: Path, ws: Workspace
+) -> None:
+    make_ignored_tree(root)
+    whole = list_files(ws).splitlines(keepends=True)
+    beneath = [line for line in whole if line.startswith("src/") and line != "src/\n"]
+    assert list_files(ws, "src") == "".join(beneath)  # the root's listing, from src down
+    assert list_files(ws, "src/") == list_files(ws, "src")
+    assert grep(ws, "needle", "src/sub") == "src/sub/local.txt:1: needle\n"
+    assert list_files(ws, "build") == "[nothing under 'build' matches '*']\n"
+
+
+@pytest.mark.lab("8.4")
+def test_include_ignored_lists_and_searches_everything_but_git(root: Path, ws: Workspace) -> None:
+    make_ignored_tree(root)
+    (root / ".git").mkdir()
+    listed = list_files(ws, include_ignored=True)
+    assert ".git/\n" in listed
+    assert "a.tmp\n" in listed
+    assert "build/out.txt\n" in listed
+    assert "src/local.txt\n" in listed
+    assert "src/other.tmp\n" in listed
+    found = grep(ws, "needle", "build", include_ignored=True)
+    assert found == "build/out.txt:1: needle\n"
+
+
 def test_grep_refuses_empty_text(ws: Workspace) -> None:
     with raises_exactly(ValueError, "text must be a non-empty str"):
         grep(ws, "")
@@ -1086,6 +1154,26 @@ async def test_a_refusal_reaches_the_model_as_an_error_result(root: Path, ws: Wo
     assert bad.content == (
         '{"error":{"code":"TOOL_ARGUMENTS_INVALID","message":"offset: must be at least 1"}}'
     )
+
+
+@pytest.mark.lab("8.6")
+async def test_the_model_can_ask_the_listing_tools_for_ignored_files(
+    root: Path, ws: Workspace
+) -> None:
+    (root / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    (root / "a.log").write_text("needle\n", encoding="utf-8")
+    assert list_files(ws) == ".gitignore\n"  # the lab's code first, so that a stub fails here
+    registry = ToolRegistry(coding_tools(ws))
+    signal = AbortController().signal
+    contents = []
+    for name, arguments in [
+        ("list_files", {}),
+        ("list_files", {"include_ignored": True}),
+        ("grep", {"text": "needle", "include_ignored": True}),
+    ]:
+        call = ToolCall.create(id="c1", name=name, arguments=arguments)
+        contents.append((await execute_tool_call(registry, call, signal)).content)
+    assert contents == [".gitignore\n", ".gitignore\na.log\n", "a.log:1: needle\n"]
 
 
 @pytest.mark.lab("8.6")
@@ -1246,6 +1334,59 @@ def test_a_write_to_a_path_no_file_can_have_writes_nothing(
     assert names_in(root / "src") == []
 
 
+@pytest.mark.lab("8.7")
+@pytest.mark.parametrize(
+    ("make", "listed", "note"),
+    [
+        (
+            lambda g: g.write_bytes(b"*.log\n" + b"#" * 32_768),
+            ".gitignore",
+            "[not used: .gitignore (larger than 32,768 bytes)]",
+        ),
+        (
+            lambda g: g.write_bytes(b"*.log\n\0\n"),
+            ".gitignore",
+            "[not used: .gitignore (not UTF-8 text)]",
+        ),
+        (
+            lambda g: g.write_bytes(b"*.log\n\xff\n"),
+            ".gitignore",
+            "[not used: .gitignore (not UTF-8 text)]",
+        ),
+        (
+            lambda g: g.symlink_to("../outside/secret.txt"),
+            ".gitignore@",
+            "[not used: .gitignore (a symbolic link)]",
+        ),
+        (os.mkfifo, ".gitignore", "[not used: .gitignore (not a regular file)]"),
+        (lambda g: g.mkdir(), ".gitignore/", "[not used: .gitignore (not a regular file)]"),
+    ],
+    ids=["too-large", "nul-byte", "not-utf8", "link", "fifo", "directory"],
+)
+def test_a_gitignore_that_cannot_be_trusted_is_not_used_and_the_listing_says_so(
+    root: Path, ws: Workspace, make: Any, listed: str, note: str
+) -> None:
+    make(root / ".gitignore")
+    (root / "a.log").write_text("", encoding="utf-8")
+    assert list_files(ws) == f"{listed}\na.log\n{note}\n"
+
+
+@pytest.mark.lab("8.7")
+def test_a_pattern_that_could_backtrack_for_minutes_or_is_invalid_is_skipped(
+    root: Path, ws: Workspace
+) -> None:
+    # Matched by Python's re, *a*a*a*b takes minutes on this name: the test's timeout would end
+    # it, so passing proves the pattern was never matched.
+    (root / ".gitignore").write_text("*a*a*a*a*a*a*b\n\\\n*.log\n", encoding="utf-8")
+    (root / ("a" * 250)).write_text("", encoding="utf-8")
+    (root / "a.log").write_text("", encoding="utf-8")
+    assert list_files(ws) == (
+        f".gitignore\n{'a' * 250}\n"
+        "[pattern skipped: .gitignore line 1 has more than 2 '*' between two slashes]\n"
+        "[pattern skipped: .gitignore line 2 is not a valid pattern]\n"
+    )
+
+
 # ---- Labs 8.5, 8.6, 8.8: processes ----
 # Processes are outside the harness: the tests look at them through /proc, by pid. A test that
 # must know a command has started waits on a FIFO the command writes to, never on the clock.
@@ -1298,7 +1439,7 @@ async def started_pid(fifo: Path, task: asyncio.Future[Any]) -> int:
 
 @lab_8_5
 async def test_a_command_gives_its_exit_code_and_its_output(tmp_path: Path) -> None:
-    outcome = await run_command("echo hello; exit 3", root=tmp_path)
+    outcome = await run_command("echo hello; exit 3", workspace=workspace_at(tmp_path))
     assert (outcome.exit_code, outcome.signal, outcome.timed_out) == (3, None, False)
     assert outcome.output == "hello\n"
     assert describe_outcome(outcome) == "exit code 3\nhello\n"
@@ -1306,20 +1447,20 @@ async def test_a_command_gives_its_exit_code_and_its_output(tmp_path: Path) -> N
 
 @lab_8_5
 async def test_a_command_runs_in_the_workspace_root(tmp_path: Path) -> None:
-    outcome = await run_command("pwd; echo made > made.txt", root=tmp_path)
+    outcome = await run_command("pwd; echo made > made.txt", workspace=workspace_at(tmp_path))
     assert outcome.output == f"{tmp_path}\n"
     assert (tmp_path / "made.txt").read_text() == "made\n"
 
 
 @lab_8_5
 async def test_stdout_and_stderr_come_back_as_one_stream_in_order(tmp_path: Path) -> None:
-    outcome = await run_command("echo a; echo b >&2; echo c", root=tmp_path)
+    outcome = await run_command("echo a; echo b >&2; echo c", workspace=workspace_at(tmp_path))
     assert outcome.output == "a\nb\nc\n"
 
 
 @lab_8_5
 async def test_a_command_leads_a_session_and_a_process_group_of_its_own(tmp_path: Path) -> None:
-    outcome = await run_command("cat /proc/$$/stat", root=tmp_path)
+    outcome = await run_command("cat /proc/$$/stat", workspace=workspace_at(tmp_path))
     stat = outcome.output
     _state, _parent, group, session = stat[stat.rindex(")") + 2 :].split()[:4]
     assert int(group) == int(session) == outcome.pid
@@ -1328,13 +1469,13 @@ async def test_a_command_leads_a_session_and_a_process_group_of_its_own(tmp_path
 
 @lab_8_5
 async def test_a_command_reads_nothing_from_the_harness_stdin(tmp_path: Path) -> None:
-    outcome = await run_command("cat; echo end", root=tmp_path)
+    outcome = await run_command("cat; echo end", workspace=workspace_at(tmp_path))
     assert outcome.output == "end\n"
 
 
 @lab_8_5
 async def test_a_timeout_stops_the_command_and_says_so(tmp_path: Path) -> None:
-    outcome = await run_command("sleep 100", root=tmp_path, timeout=0.2)
+    outcome = await run_command("sleep 100", workspace=workspace_at(tmp_path), timeout=0.2)
     assert outcome.timed_out
     assert outcome.exit_code is None
     assert describe_outcome(outcome) == "timed out after 0.2 s; its process group was stopped\n"
@@ -1343,7 +1484,9 @@ async def test_a_timeout_stops_the_command_and_says_so(tmp_path: Path) -> None:
 
 @lab_8_5
 async def test_a_timeout_stops_the_grandchildren_too(tmp_path: Path) -> None:
-    outcome = await run_command("sleep 100 & sleep 100 & echo $!; wait", root=tmp_path, timeout=0.3)
+    outcome = await run_command(
+        "sleep 100 & sleep 100 & echo $!; wait", workspace=workspace_at(tmp_path), timeout=0.3
+    )
     assert outcome.timed_out
     (grandchild,) = pids_in(outcome.output)
     assert not is_alive(grandchild)
@@ -1352,7 +1495,7 @@ async def test_a_timeout_stops_the_grandchildren_too(tmp_path: Path) -> None:
 
 @lab_8_5
 async def test_a_background_job_does_not_outlive_its_command(tmp_path: Path) -> None:
-    outcome = await run_command("sleep 100 & echo $!", root=tmp_path)
+    outcome = await run_command("sleep 100 & echo $!", workspace=workspace_at(tmp_path))
     assert (outcome.exit_code, outcome.timed_out) == (0, False)
     (job,) = pids_in(outcome.output)
     assert not is_alive(job)
@@ -1363,7 +1506,9 @@ async def test_a_cancelled_call_stops_the_group_before_the_cancellation_goes_on(
     tmp_path: Path,
 ) -> None:
     os.mkfifo(tmp_path / "started")
-    task = asyncio.create_task(run_command("echo $$ > started; exec sleep 100", root=tmp_path))
+    task = asyncio.create_task(
+        run_command("echo $$ > started; exec sleep 100", workspace=workspace_at(tmp_path))
+    )
     pid = await started_pid(tmp_path / "started", task)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -1375,7 +1520,7 @@ async def test_a_cancelled_call_stops_the_group_before_the_cancellation_goes_on(
 @lab_8_5
 async def test_an_abort_of_the_run_stops_the_command_group(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "started")
-    registry = ToolRegistry([command_tool(tmp_path)])
+    registry = ToolRegistry([command_tool(workspace_at(tmp_path))])
     controller = AbortController()
     command = "echo $$ > started; sleep 100 & sleep 100; wait"
     call = ToolCall.create(id="c1", name="run_command", arguments={"command": command})
@@ -1402,7 +1547,7 @@ async def test_a_timeout_of_the_07_policy_stops_the_command_group_too(tmp_path: 
         )
         run = run_agent_loop(
             model,
-            ToolRegistry([command_tool(tmp_path)]),
+            ToolRegistry([command_tool(workspace_at(tmp_path))]),
             [UserMessage(content=(TextBlock(text="go"),))],
             signal=AbortController().signal,
             policies={"run_command": ToolPolicy(timeout=1.0)},
@@ -1423,7 +1568,7 @@ async def test_a_timeout_of_the_07_policy_stops_the_command_group_too(tmp_path: 
 
 @lab_8_5
 async def test_the_tool_reports_exit_and_output_as_its_result(tmp_path: Path) -> None:
-    registry = ToolRegistry([command_tool(tmp_path)])
+    registry = ToolRegistry([command_tool(workspace_at(tmp_path))])
     call = ToolCall.create(id="c1", name="run_command", arguments={"command": "echo hi"})
     result = await execute_tool_call(registry, call, AbortController().signal)
     assert (result.is_error, result.content) == (False, "exit code 0\nhi\n")
@@ -1431,7 +1576,7 @@ async def test_the_tool_reports_exit_and_output_as_its_result(tmp_path: Path) ->
 
 @lab_8_5
 async def test_the_model_may_shorten_the_timeout_but_never_lengthen_it(tmp_path: Path) -> None:
-    registry = ToolRegistry([command_tool(tmp_path, timeout=0.2)])
+    registry = ToolRegistry([command_tool(workspace_at(tmp_path), timeout=0.2)])
     arguments = {"command": "sleep 100", "timeout": 1000}
     call = ToolCall.create(id="c1", name="run_command", arguments=arguments)
     result = await execute_tool_call(registry, call, AbortController().signal)
@@ -1453,73 +1598,67 @@ async def test_a_bad_command_or_timeout_is_refused(
     tmp_path: Path, command: str, seconds: float, message: str
 ) -> None:
     with raises_exactly(ValueError, message):
-        await run_command(command, root=tmp_path, timeout=seconds)
+        await run_command(command, workspace=workspace_at(tmp_path), timeout=seconds)
 
 
 @lab_8_5
-def test_the_buffer_keeps_head_and_tail_and_counts_what_it_left_out() -> None:
-    buffer = OutputBuffer(head=2, tail=2)
-    for chunk in (b"abc", b"", b"defg"):
-        buffer.add(chunk)
-    assert buffer.omitted == 3
-    assert buffer.text() == "ab\n[... 3 bytes left out ...]\nfg"
-
-
-@lab_8_5
-def test_output_that_is_not_utf8_is_replaced_not_refused() -> None:
-    buffer = OutputBuffer()
-    buffer.add(b"ok \xff\xfe")
-    assert buffer.text() == "ok \ufffd\ufffd"
-
-
-@lab_8_5
-@given(
-    data=st.binary(max_size=64),
-    cuts=st.lists(st.integers(min_value=0, max_value=64), max_size=6),
-    head=st.integers(min_value=0, max_value=8),
-    tail=st.integers(min_value=0, max_value=8),
-)
-def test_the_buffer_keeps_the_same_bytes_however_the_stream_is_cut(
-    data: bytes, cuts: list[int], head: int, tail: int
+async def test_a_long_output_is_projected_and_spilled_whole_to_the_workspace(
+    tmp_path: Path,
 ) -> None:
-    buffer = OutputBuffer(head=head, tail=tail)
-    edges = [0, *sorted(min(cut, len(data)) for cut in cuts), len(data)]
-    for start, end in itertools.pairwise(edges):
-        buffer.add(data[start:end])
-    rest = data[head:]
-    kept_tail = rest[len(rest) - tail :] if len(rest) > tail else rest
-    omitted = len(rest) - len(kept_tail)
-    marker = f"\n[... {omitted} bytes left out ...]\n" if omitted else ""
-    expected = data[:head].decode(errors="replace") + marker + kept_tail.decode(errors="replace")
-    assert (buffer.omitted, buffer.text()) == (omitted, expected)
+    outcome = await run_command("seq 1 2000; printf '\\377\\n'", workspace=workspace_at(tmp_path))
+    spilled = (tmp_path / ".harness" / "output" / "output-1.txt").read_bytes()
+    assert spilled == "".join(f"{n}\n" for n in range(1, 2001)).encode() + b"\xff\n"
+    head, marker, tail = outcome.output.partition(
+        "[... 1,299 lines (5,898 bytes) left out; the whole output is in "
+        ".harness/output/output-1.txt: read it with read_file from line 403]\n"
+    )
+    assert marker  # the marker is there, and between whole lines
+    assert head == "".join(f"{n}\n" for n in range(1, 403))
+    assert tail == "".join(f"{n}\n" for n in range(1702, 2001)) + "\ufffd\n"  # not UTF-8: U+FFFD
 
 
 @lab_8_5
-async def test_a_command_printing_100_mb_costs_the_harness_bounded_memory(tmp_path: Path) -> None:
+async def test_a_spill_directory_planted_as_a_link_outside_fails_the_command_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "ws" / ".harness").symlink_to("../outside")
+    ws = workspace_at(tmp_path / "ws")
+    with raises_exactly(
+        WorkspaceError, "PATH_OUTSIDE_WORKSPACE: '.harness/output' is outside the workspace"
+    ):
+        await run_command("seq 1 2000", workspace=ws)
+    assert list((tmp_path / "outside").iterdir()) == []
+
+
+@lab_8_5
+async def test_a_command_printing_20_mb_costs_the_harness_bounded_memory(tmp_path: Path) -> None:
     tracemalloc.start()
     try:
-        outcome = await run_command("head -c 100000000 /dev/zero | tr '\\0' x", root=tmp_path)
+        command = "head -c 20000000 /dev/zero | tr '\\0' x"
+        outcome = await run_command(command, workspace=workspace_at(tmp_path))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert outcome.exit_code == 0
-    assert outcome.omitted_bytes == 100_000_000 - 2 * 1536
-    assert outcome.output == "x" * 1536 + f"\n[... {100_000_000 - 3072} bytes left out ...]\n" + (
-        "x" * 1536
-    )
+    assert outcome.output == "x" * 1500 + (
+        "\n[... 0 lines (19,997,000 bytes) left out; the whole output is in "
+        ".harness/output/output-1.txt: read it with read_file from line 1]\n"
+    ) + ("x" * 1500)
+    assert (tmp_path / ".harness" / "output" / "output-1.txt").stat().st_size == 20_000_000
     assert peak < 4 * 2**20
 
 
 @pytest.mark.parametrize(
-    ("exit_code", "signal_name", "omitted", "message"),
+    ("exit_code", "signal_name", "message"),
     [
-        (0, "SIGKILL", 0, "ProcessOutcome needs exactly one of exit_code and signal"),
-        (None, None, 0, "ProcessOutcome needs exactly one of exit_code and signal"),
-        (0, None, -1, "ProcessOutcome.omitted_bytes must be >= 0, got -1"),
+        (0, "SIGKILL", "ProcessOutcome needs exactly one of exit_code and signal"),
+        (None, None, "ProcessOutcome needs exactly one of exit_code and signal"),
     ],
 )
 def test_an_outcome_that_cannot_happen_is_refused(
-    exit_code: int | None, signal_name: str | None, omitted: int, message: str
+    exit_code: int | None, signal_name: str | None, message: str
 ) -> None:
     with raises_exactly(ValueError, message):
         ProcessOutcome(
@@ -1527,7 +1666,6 @@ def test_an_outcome_that_cannot_happen_is_refused(
             exit_code=exit_code,
             signal=signal_name,
             output="",
-            omitted_bytes=omitted,
             timed_out=False,
             timeout=1.0,
         )
@@ -1823,7 +1961,7 @@ async def test_a_grandchild_ignoring_sigterm_is_killed_after_the_grace_period(
     tmp_path: Path,
 ) -> None:
     command = f"({IGNORES_TERM}) & echo $!; wait"
-    outcome = await run_command(command, root=tmp_path, timeout=1.0, grace=0.3)
+    outcome = await run_command(command, workspace=workspace_at(tmp_path), timeout=1.0, grace=0.3)
     (grandchild,) = pids_in(outcome.output)
     assert outcome.timed_out
     assert not is_alive(grandchild)
@@ -1832,7 +1970,9 @@ async def test_a_grandchild_ignoring_sigterm_is_killed_after_the_grace_period(
 
 @lab_8_8
 async def test_a_command_ignoring_sigterm_itself_ends_by_sigkill(tmp_path: Path) -> None:
-    outcome = await run_command(IGNORES_TERM, root=tmp_path, timeout=1.0, grace=0.3)
+    outcome = await run_command(
+        IGNORES_TERM, workspace=workspace_at(tmp_path), timeout=1.0, grace=0.3
+    )
     assert (outcome.timed_out, outcome.signal) == (True, "SIGKILL")
     assert live_members(outcome.pid) == ()
 

@@ -399,6 +399,93 @@ async function agentLoop() {
   };
 }
 
+// Page 08: the Pi coding agent's own tools (read, write, bash), each run on a temporary folder:
+// which paths they accept, how bash's output is bounded, and how a timeout stops a command.
+async function codingTools() {
+  const { mkdtempSync, mkdirSync, writeFileSync, readFileSync: readText, existsSync, symlinkSync, rmSync, realpathSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join, dirname } = await import("node:path");
+  // By file: the package's root import loads dist/experimental/server.js, which imports
+  // @earendil-works/pi-server, a package 0.85.0 does not declare (ERR_MODULE_NOT_FOUND).
+  const tools = await import(
+    new URL("./node_modules/@earendil-works/pi-coding-agent/dist/core/tools/index.js", import.meta.url)
+  );
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "pi-probe-")));
+  const cwd = join(root, "workspace");
+  mkdirSync(cwd);
+  writeFileSync(join(root, "outside.txt"), "outside the workspace\n");
+  symlinkSync(join(root, "outside.txt"), join(cwd, "link.txt"));
+  const text = (result) => result.content.map((block) => block.text).join("");
+  const attempt = async (tool, params, signal) => {
+    try {
+      return { ok: text(await tool.execute("c1", params, signal, () => {})) };
+    } catch (error) {
+      return { error: error.message };
+    }
+  };
+  const savedTmp = process.env.TMPDIR;
+  process.env.TMPDIR = root; // the bash tool's spill file lands in os.tmpdir()
+  process.env.PI_PROBE_SECRET = "hunter2";
+  try {
+    const read = tools.createReadTool(cwd);
+    const write = tools.createWriteTool(cwd);
+    const bash = tools.createBashTool(cwd);
+    const readDotDot = await attempt(read, { path: "../outside.txt" });
+    const readAbsolute = await attempt(read, { path: join(root, "outside.txt") });
+    const readLink = await attempt(read, { path: "link.txt" });
+    const writeDotDot = await attempt(write, { path: "../made/by/write.txt", content: "written" });
+    const written = existsSync(join(root, "made", "by", "write.txt"));
+
+    const long = await attempt(bash, { command: "seq 1 3000" });
+    const spill = /Full output: (\S+)\]$/.exec(long.ok ?? "")?.[1];
+    const env = await attempt(bash, { command: 'echo "secret=$PI_PROBE_SECRET"' });
+
+    // A command whose grandchild ignores SIGTERM: a TERM trap would write term.txt.
+    const command =
+      "trap 'echo term > term.txt' TERM; (trap '' TERM; exec sleep 30) & echo $! > pid.txt; wait";
+    const timedOut = await attempt(bash, { command, timeout: 0.5 });
+    const grandchild = Number(readText(join(cwd, "pid.txt"), "utf8").trim());
+    const alive = () => {
+      try {
+        const stat = readText(`/proc/${grandchild}/stat`, "utf8");
+        return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+      } catch {
+        return false; // gone from /proc
+      }
+    };
+    // SIGKILL is delivered at once, but the kernel ends a process in its own time: look again
+    // for up to two seconds (the harness waiting on the kernel, as checkpoint 08 does).
+    for (let i = 0; i < 200 && alive(); i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const bashSource = packageFile("pi-coding-agent", "dist/core/tools/bash.js");
+    return {
+      version: JSON.parse(packageFile("pi-coding-agent", "package.json")).version,
+      readDotDot,
+      readAbsolute,
+      readLink,
+      writeDotDot: { ...writeDotDot, written },
+      limits: { maxLines: tools.DEFAULT_MAX_LINES, maxBytes: tools.DEFAULT_MAX_BYTES },
+      bashLong: {
+        first: (long.ok ?? "").split("\n")[0],
+        marker: (long.ok ?? "").split("\n").at(-1).replace(spill ?? "", "SPILL"),
+        spillInTmpdir: spill !== undefined && dirname(spill) === root,
+        spillLines: spill ? readText(spill, "utf8").trim().split("\n").length : 0,
+      },
+      bashEnv: env.ok,
+      bashTimeout: {
+        error: timedOut.error,
+        grandchildAlive: alive(),
+        termTrapRan: existsSync(join(cwd, "term.txt")),
+      },
+      bashHasNoDefaultTimeout: bashSource.includes("Timeout in seconds (optional, no default timeout)"),
+    };
+  } finally {
+    if (savedTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmp;
+    delete process.env.PI_PROBE_SECRET;
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
 // Pages 01 and 03: the message and content-block types.
 function declaredTypes() {
   const types = packageFile("pi-ai", "dist/types.d.ts");
@@ -429,5 +516,6 @@ const observations = {
   toolExecution: await toolExecution(),
   declaredTypes: declaredTypes(),
   agentLoop: await agentLoop(),
+  codingTools: await codingTools(),
 };
 process.stdout.write(JSON.stringify(observations));

@@ -16,7 +16,6 @@ __all__ = ["coding_tool_policies", "coding_tools", "file_tools"]
 
 import asyncio
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from harness.agent_loop import ToolPolicy
@@ -25,7 +24,7 @@ from harness.file_search import grep, list_files
 from harness.file_tools import MAX_READ_LINES, edit_file, read_file, write_file
 from harness.sandbox import execute_code_tool
 from harness.tool import ToolContext, ToolDefinition, define_tool
-from harness.validators import object_schema, optional, positive_integer, string
+from harness.validators import boolean, object_schema, optional, positive_integer, string
 from harness.workspace import Workspace
 
 Arguments = dict[str, Any]  # a validated value: the fields object_schema accepted
@@ -50,6 +49,7 @@ def file_tools(workspace: Workspace) -> tuple[ToolDefinition, ...]:
     path = string(description="a path in the workspace, relative to its root")
     lines = optional(positive_integer())
     pattern = optional(string(description="an fnmatch pattern; its * crosses /"))
+    ignored = optional(boolean(description="true: also what .gitignore files ignore"))
 
     def read(a: Arguments) -> str:
         offset, limit = a.get("offset", 1), a.get("limit", MAX_READ_LINES)
@@ -63,10 +63,15 @@ def file_tools(workspace: Workspace) -> tuple[ToolDefinition, ...]:
         return edit_file(workspace, a["path"], a["old_text"], a["new_text"], count=count)
 
     def list_(a: Arguments) -> str:
-        return list_files(workspace, a.get("path", "."), pattern=a.get("pattern", "*"))
+        path_, pattern_ = a.get("path", "."), a.get("pattern", "*")
+        return list_files(
+            workspace, path_, pattern=pattern_, include_ignored=a.get("include_ignored", False)
+        )
 
     def grep_(a: Arguments) -> str:
-        return grep(workspace, a["text"], a.get("path", "."), pattern=a.get("pattern", "*"))
+        path_, pattern_ = a.get("path", "."), a.get("pattern", "*")
+        include_ignored = a.get("include_ignored", False)
+        return grep(workspace, a["text"], path_, pattern=pattern_, include_ignored=include_ignored)
 
     return (
         _tool(
@@ -93,16 +98,22 @@ def file_tools(workspace: Workspace) -> tuple[ToolDefinition, ...]:
         _tool(
             "list_files",
             "List what is under a directory (the root if absent), sorted; pattern (fnmatch, "
-            "its * crosses /) filters the paths below it.",
-            object_schema({"path": optional(path), "pattern": pattern}),
+            "its * crosses /) filters the paths below it. What .gitignore files ignore is left "
+            "out unless include_ignored is true.",
+            object_schema({"path": optional(path), "pattern": pattern, "include_ignored": ignored}),
             list_,
         ),
         _tool(
             "grep",
             "Find the lines that contain text (plain text, not a regex) in the text files "
-            "under a directory; pattern filters the files as for list_files.",
+            "under a directory; pattern and include_ignored choose the files as for list_files.",
             object_schema(
-                {"text": string(), "path": optional(path), "pattern": optional(string())}
+                {
+                    "text": string(),
+                    "path": optional(path),
+                    "pattern": optional(string()),
+                    "include_ignored": ignored,
+                }
             ),
             grep_,
         ),
@@ -128,4 +139,4 @@ def coding_tool_policies() -> dict[str, ToolPolicy]:
 def coding_tools(workspace: Workspace) -> tuple[ToolDefinition, ...]:
     """Return every coding tool bound to ``workspace``: the file tools, then the others."""
     # run_command works in the workspace's directory; execute_code in a fresh one of its own.
-    return (*file_tools(workspace), command_tool(Path(workspace.root)), execute_code_tool())
+    return (*file_tools(workspace), command_tool(workspace), execute_code_tool())

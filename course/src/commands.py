@@ -7,13 +7,15 @@ which may start more. Killing the shell alone leaves the rest running, so the co
 a new session (``start_new_session=True``): it leads a process group, its descendants join that
 group, and one ``os.killpg`` reaches every one of them::
 
-    start, new session -> read the output into a bounded buffer, wait for the leader to exit
+    start, new session -> write the output to a Projection, wait for the leader to exit
         it exits           -> stop what is left of the group (a background job)  -> outcome
         timeout            -> stop the group: SIGTERM, grace period, SIGKILL      -> "timed out"
         task cancelled     -> the same stop, finished even while cancelled again  -> re-raise
 
-The output is read while the command runs, into a buffer that keeps its first and last bytes and
-counts what it dropped: a command printing 100 MB costs the harness a few kilobytes.
+The output is read while the command runs and written to a ``Projection`` (checkpoint 08's own,
+from ``harness.projection``): it keeps the first and last bytes and spills the whole output to a
+file in the workspace, so a command printing 100 MB costs the harness a few kilobytes of memory
+and the model can read the middle in pages.
 
 A process group is not a security boundary. A process can leave its group (``setsid``) and
 outlive the stop; the page's security section says what does contain one.
@@ -24,9 +26,6 @@ from __future__ import annotations
 __all__ = [
     "DEFAULT_TIMEOUT",
     "GRACE_PERIOD",
-    "KEPT_HEAD_BYTES",
-    "KEPT_TAIL_BYTES",
-    "OutputBuffer",
     "ProcessOutcome",
     "command_tool",
     "describe_outcome",
@@ -44,13 +43,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.process_groups import kill_group, signal_group, wait_until_gone
+from harness.projection import Projection
 from harness.tool import ToolContext, ToolDefinition, define_tool
 from harness.validators import object_schema, optional, positive_integer, string
+from harness.workspace import Workspace
 
 DEFAULT_TIMEOUT: Final = 30.0  # seconds a command may run when the model names no timeout
 GRACE_PERIOD: Final = 2.0  # seconds between SIGTERM and SIGKILL
-KEPT_HEAD_BYTES: Final = 1536  # bytes of output kept from the start...
-KEPT_TAIL_BYTES: Final = 1536  # ...and from the end: both fit 06's 4,096 code points
 
 
 # --8<-- [start:outcome]
@@ -61,64 +60,16 @@ class ProcessOutcome:
     pid: int  # the leader's pid, which is also the group's id
     exit_code: int | None  # the leader's exit status; None iff a signal ended it
     signal: str | None  # the signal that ended the leader ("SIGKILL"); None iff it exited
-    output: str  # stdout and stderr together: head, a marker if bytes were dropped, tail
-    omitted_bytes: int  # how many bytes of output the marker stands for; 0 if none
+    output: str  # stdout and stderr together, projected: whole, or head, marker and tail
     timed_out: bool  # True iff the timeout stopped it
     timeout: float  # the timeout it ran under, in seconds
 
     def __post_init__(self) -> None:
         if (self.exit_code is None) == (self.signal is None):
             raise ValueError("ProcessOutcome needs exactly one of exit_code and signal")
-        if self.omitted_bytes < 0:
-            raise ValueError(f"ProcessOutcome.omitted_bytes must be >= 0, got {self.omitted_bytes}")
 
 
 # --8<-- [end:outcome]
-
-
-# --8<-- [start:buffer]
-class OutputBuffer:
-    """Keep the first and last bytes of a stream, and count the bytes in between."""
-
-    __slots__ = ("_head", "_head_size", "_omitted", "_tail", "_tail_size")
-
-    def __init__(self, head: int = KEPT_HEAD_BYTES, tail: int = KEPT_TAIL_BYTES) -> None:
-        """Keep at most ``head`` bytes from the start and ``tail`` bytes from the end."""
-        self._head_size = head
-        self._tail_size = tail
-        self._head = bytearray()  # the first bytes, never more than head
-        self._tail = bytearray()  # the latest bytes after the head, never more than tail
-        self._omitted = 0  # bytes that left the tail: the marker's count
-
-    def add(self, chunk: bytes) -> None:
-        """Take the next chunk of the stream; memory stays within head + tail bytes."""
-        # BEGIN LAB 8.5
-        room = self._head_size - len(self._head)
-        self._head += chunk[:room]
-        self._tail += chunk[max(room, 0) :]
-        overflow = len(self._tail) - self._tail_size
-        if overflow > 0:
-            del self._tail[:overflow]
-            self._omitted += overflow
-        # END LAB 8.5
-
-    @property
-    def omitted(self) -> int:
-        """Return how many bytes were dropped between the head and the tail."""
-        return self._omitted
-
-    def text(self) -> str:
-        """Return head, marker and tail as text; bytes that are not UTF-8 become U+FFFD."""
-        # BEGIN LAB 8.5
-        head = self._head.decode(errors="replace")
-        tail = self._tail.decode(errors="replace")
-        if not self._omitted:
-            return head + tail
-        return f"{head}\n[... {self._omitted} bytes left out ...]\n{tail}"
-        # END LAB 8.5
-
-
-# --8<-- [end:buffer]
 
 
 # --8<-- [start:group]
@@ -168,18 +119,25 @@ async def _finish_even_if_cancelled(cleanup: Coroutine[Any, Any, None]) -> None:
 
 # --8<-- [start:run-process]
 class _Watcher(asyncio.SubprocessProtocol):
-    """Feed a command's output to a buffer; tell when it exits and when its pipes close."""
+    """Feed a command's output to a projection; tell when it exits and when its pipes close."""
 
-    def __init__(self, buffer: OutputBuffer) -> None:
-        self.buffer = buffer
+    def __init__(self, output: Projection) -> None:
+        self.output = output
+        # What the projection raised (a spill directory planted as a link, a full disk); None
+        # iff every chunk was taken. Raised by run_process once the group is stopped.
+        self.failure: Exception | None = None
         self.exited = asyncio.Event()  # set iff the leader has exited and been reaped
         self.closed = asyncio.Event()  # set iff every pipe is closed and the leader reaped
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        """Take a chunk of output as it arrives: the buffer keeps memory bounded."""
+        """Take a chunk of output as it arrives: the projection keeps memory bounded."""
         # BEGIN LAB 8.5
         assert type(data) is bytes, "the pipes are binary"
-        self.buffer.add(data)
+        if self.failure is None:  # an error raised here would only reach the loop's log
+            try:
+                self.output.write(data)
+            except Exception as exc:
+                self.failure = exc
         # END LAB 8.5
 
     def process_exited(self) -> None:
@@ -195,29 +153,31 @@ class _Watcher(asyncio.SubprocessProtocol):
         # END LAB 8.5
 
 
-async def run_process(
+async def run_process(  # noqa: PLR0913  each argument is one fact of the run, all keywords
     argv: Sequence[str],
     *,
     cwd: Path,
     env: Mapping[str, str] | None,
     timeout: float,  # noqa: ASYNC109  the child's time limit, which the outcome reports
+    output: Projection,
     grace: float = GRACE_PERIOD,
 ) -> ProcessOutcome:
     """Run ``argv`` in ``cwd`` in a new session; stop its whole group at exit or timeout.
 
-    ``env`` None passes this process's environment on. Raises OSError if the program cannot be
-    started, and CancelledError, once the group is stopped, if the calling task is cancelled.
+    Its output goes to ``output``, finished once the group is gone. ``env`` None passes this
+    process's environment on. Raises OSError if the program cannot be started, and
+    CancelledError, once the group is stopped, if the calling task is cancelled; ``output`` is
+    then left open, for the caller's ``with`` to remove its spill file.
     """
     # BEGIN LAB 8.5
     # Not create_subprocess_exec: its Process.wait() returns only once the pipes close too, and
     # a background job (`server &`) holds them open. The protocol says when the leader exits.
-    buffer = OutputBuffer()
     loop = asyncio.get_running_loop()
     # The start runs in a task of its own. Cancelled half way, asyncio would kill the leader
     # alone and leave its children running; shielded, the start ends, and the finally stops all.
     starting = loop.create_task(
         loop.subprocess_exec(
-            lambda: _Watcher(buffer),
+            lambda: _Watcher(output),
             *argv,
             cwd=cwd,
             env=env,
@@ -238,14 +198,15 @@ async def run_process(
     finally:
         # Whatever happened (exit, timeout, cancellation), nothing of the group outlives it.
         await _finish_even_if_cancelled(_stop_and_close(starting, grace))
+    if watcher.failure is not None:
+        raise watcher.failure
     code = transport.get_returncode()
     assert code is not None, "the leader was reaped"
     return ProcessOutcome(
         pid=transport.get_pid(),
         exit_code=code if code >= 0 else None,
         signal=signal.Signals(-code).name if code < 0 else None,
-        output=buffer.text(),
-        omitted_bytes=buffer.omitted,
+        output=output.finish(),
         timed_out=timed_out,
         timeout=timeout,
     )
@@ -279,15 +240,17 @@ async def _stop_and_close(
 # END LAB 8.5
 
 
+# --8<-- [start:run-command]
 async def run_command(
     command: str,
     *,
-    root: Path,
+    workspace: Workspace,
     timeout: float = DEFAULT_TIMEOUT,  # noqa: ASYNC109  the command's limit, as in run_process
     grace: float = GRACE_PERIOD,
 ) -> ProcessOutcome:
-    """Run the shell command ``command`` in the workspace ``root`` (see run_process).
+    """Run the shell command ``command`` in the root of ``workspace`` (see run_process).
 
+    A long output is projected, and spilled whole to ``.harness/output/`` in the workspace.
     Raises ValueError for an empty command, a command with a NUL byte, or a timeout that is
     not a positive number of seconds.
     """
@@ -298,10 +261,15 @@ async def run_command(
         raise ValueError("command must not contain a NUL byte")
     if not 0 < timeout < float("inf"):
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
-    return await run_process(
-        ["/bin/sh", "-c", command], cwd=root, env=None, timeout=timeout, grace=grace
-    )
+    argv = ["/bin/sh", "-c", command]
+    with Projection(workspace) as output:  # if the run fails, the spill file goes with it
+        return await run_process(
+            argv, cwd=Path(workspace.root), env=None, timeout=timeout, output=output, grace=grace
+        )
     # END LAB 8.5
+
+
+# --8<-- [end:run-command]
 
 
 # --8<-- [start:describe]
@@ -323,9 +291,9 @@ def describe_outcome(outcome: ProcessOutcome) -> str:
 
 # --8<-- [start:tool]
 def command_tool(
-    root: Path, *, timeout: float = DEFAULT_TIMEOUT, grace: float = GRACE_PERIOD
+    workspace: Workspace, *, timeout: float = DEFAULT_TIMEOUT, grace: float = GRACE_PERIOD
 ) -> ToolDefinition:
-    """Define the run_command tool: a shell command in ``root``, at most ``timeout`` seconds.
+    """Define the run_command tool: a shell command in ``workspace``, at most ``timeout`` s.
 
     The model may ask for a shorter timeout, never a longer one.
     """
@@ -339,7 +307,8 @@ def command_tool(
 
     async def execute(value: dict[str, Any], context: ToolContext) -> str:
         seconds = min(float(value.get("timeout", timeout)), timeout)
-        outcome = await run_command(value["command"], root=root, timeout=seconds, grace=grace)
+        command = value["command"]
+        outcome = await run_command(command, workspace=workspace, timeout=seconds, grace=grace)
         return describe_outcome(outcome)
 
     return define_tool(

@@ -2,8 +2,10 @@
 
 ``list_files`` and ``grep`` share the walk. It reads each directory from its descriptor, sorts
 its names, and enters a subdirectory by opening it relative to its parent with ``O_NOFOLLOW``;
-a link is listed, never entered. Three budgets bound the work whatever the tree, a last line
-says when one stopped it, and the output goes through a ``Projection``.
+a link is listed, never entered. What the ``.gitignore`` files of the start, of the directories
+above it and of those below it ignore is neither listed nor searched, unless the caller asks for
+it. Four budgets bound the work whatever the tree, a last line says when one stopped it, and the
+output goes through a ``Projection``.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ __all__ = [
 import contextlib
 import fnmatch
 import os
+import posixpath
 import stat
 from collections.abc import Generator
 from typing import Final
 
 from harness.file_tools import BINARY_PROBE_BYTES, NOT_TEXT, FileToolError, read_lines
+from harness.ignore_files import IgnoreRules, is_ignored, read_ignore_file
 from harness.projection import Projection
 from harness.workspace import Workspace
 
@@ -44,16 +48,19 @@ _FILE_FLAGS: Final = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 # --8<-- [start:list]
-def list_files(workspace: Workspace, path: str = ".", *, pattern: str = "*") -> str:
+def list_files(
+    workspace: Workspace, path: str = ".", *, pattern: str = "*", include_ignored: bool = False
+) -> str:
     """List what is under the directory ``path``, depth first, each directory's names sorted.
 
     Each entry is a path the model can pass back (``path`` then the rest). A directory ends
     with ``/``, a link with ``@`` (links are listed, never entered); ``.git`` is not entered.
     ``pattern`` is an fnmatch pattern matched against the path below ``path``, and its ``*``
-    crosses ``/``. Long output is projected; the walk stops at its budgets.
+    crosses ``/``. What a .gitignore ignores is left out (and not entered) unless
+    ``include_ignored``. Long output is projected; the walk stops at its budgets.
     """
     # BEGIN LAB 8.4
-    walk = _Walk(workspace, path)
+    walk = _Walk(workspace, path, include_ignored=include_ignored)
     listed = 0
     with Projection(workspace) as output, contextlib.closing(walk.entries()) as entries:
         for relative, kind, _directory, _name in entries:
@@ -76,16 +83,24 @@ def list_files(workspace: Workspace, path: str = ".", *, pattern: str = "*") -> 
 
 
 # --8<-- [start:grep]
-def grep(workspace: Workspace, text: str, path: str = ".", *, pattern: str = "*") -> str:
+def grep(
+    workspace: Workspace,
+    text: str,
+    path: str = ".",
+    *,
+    pattern: str = "*",
+    include_ignored: bool = False,
+) -> str:
     """Return ``file:line: text`` for each line holding ``text`` (a plain string, not a regex).
 
     Files are searched in list_files's order, those whose path below ``path`` matches
-    ``pattern``; binary files are skipped. At most MAX_MATCHES lines come back, projected.
+    ``pattern`` (ignored files only with ``include_ignored``); binary files are skipped. At most
+    MAX_MATCHES lines come back, projected.
     """
     if type(text) is not str or not text:
         raise ValueError("text must be a non-empty str")
     # BEGIN LAB 8.4
-    walk = _Walk(workspace, path)
+    walk = _Walk(workspace, path, include_ignored=include_ignored)
     try:
         needle = text.encode("utf-8")
     except UnicodeEncodeError:
@@ -122,11 +137,15 @@ def grep(workspace: Workspace, text: str, path: str = ".", *, pattern: str = "*"
 class _Walk:
     """One bounded, sorted walk of a directory of the workspace; ``notes`` say what it skipped."""
 
-    def __init__(self, workspace: Workspace, path: str) -> None:
+    def __init__(self, workspace: Workspace, path: str, *, include_ignored: bool) -> None:
         self.workspace = workspace
         self.path = path
+        self.include_ignored = include_ignored
         # What the model reads is a path it can pass back: the start's path, then the rest.
         self.prefix = "" if path in (".", "./") else path.rstrip("/") + "/"
+        # What a .gitignore matches is a path from the root: the start's, as written, then the
+        # rest ("" or ending in "/"; a path that climbs out by its text keeps only its own rules).
+        self.base = _path_from_root(workspace, path)
         self.scanned = 0
         self.notes: list[str] = []
 
@@ -139,13 +158,38 @@ class _Walk:
         """Yield (path below the start, kind, fd of its directory, its name), depth first."""
         top = self.workspace.open_directory(self.path)
         try:
-            yield from self._entries_of(top, "")
+            rules = () if self.include_ignored else self._rules_above()
+            yield from self._entries_of(top, "", rules)
         finally:
             os.close(top)
 
+    def _rules_above(self) -> tuple[IgnoreRules, ...]:
+        """Read the .gitignore of each directory from the root down to the start's parent."""
+        rules: list[IgnoreRules] = []
+        parts = self.base.split("/")[:-1]  # "src/b/" -> ["src", "b"]
+        for depth in range(len(parts)):
+            above = "".join(part + "/" for part in parts[:depth])
+            directory = self.workspace.open_directory(above or ".")
+            try:
+                found, notes = read_ignore_file(directory, above, _shown(above + ".gitignore"))
+            finally:
+                os.close(directory)
+            for note in notes:
+                self.note(note)
+            if found is not None:
+                rules.append(found)
+        return tuple(rules)
+
     def _entries_of(
-        self, directory: int, prefix: str, depth: int = 0
+        self, directory: int, prefix: str, rules: tuple[IgnoreRules, ...], depth: int = 0
     ) -> Generator[tuple[str, str, int, str]]:
+        if not self.include_ignored:
+            shown = _shown(self.prefix + prefix + ".gitignore")
+            found_rules, notes = read_ignore_file(directory, self.base + prefix, shown)
+            for note in notes:
+                self.note(note)
+            if found_rules is not None:
+                rules = (*rules, found_rules)
         found = []
         with os.scandir(directory) as scan:
             for entry in scan:
@@ -156,6 +200,8 @@ class _Walk:
                 found.append((entry.name, _kind(entry)))
         for name, kind in sorted(found):
             relative = prefix + name
+            if rules and is_ignored(rules, self.base + relative, is_directory=kind == "directory"):
+                continue  # neither listed nor entered, as git does: nothing under it comes back
             yield relative, kind, directory, name
             if kind != "directory" or name in _SKIPPED_DIRECTORIES:
                 continue
@@ -168,9 +214,20 @@ class _Walk:
                 self.note(f"[not entered: {_shown(relative)}/ ({os.strerror(exc.errno or 0)})]")
                 continue
             try:
-                yield from self._entries_of(inner, relative + "/", depth + 1)
+                yield from self._entries_of(inner, relative + "/", rules, depth + 1)
             finally:
                 os.close(inner)
+
+
+def _path_from_root(workspace: Workspace, path: str) -> str:
+    """Return the start's path from the root as its text says: "" or ending in "/"."""
+    normal = posixpath.normpath(path)
+    if posixpath.isabs(normal):  # the workspace let it through: it names the root or below
+        normal = posixpath.relpath(normal, workspace.root)
+    # ".." at the start: the walk climbed through a link, so its text says nothing of where.
+    if normal in (".", "..") or normal.startswith("../"):
+        return ""
+    return normal + "/"
 
 
 def _kind(entry: os.DirEntry[str]) -> str:

@@ -12,7 +12,9 @@ free number) and from then on every byte goes there, so the whole output stays r
 ``finish()`` returns what the model reads: the output itself if it fitted, or its head, a
 marker saying how many lines and bytes were left out and which file holds them all, and its
 tail. The head is cut back to a line break and the tail starts after one, so the model sees
-whole lines; the marker's line number is where ``read_file`` continues from.
+whole lines; the marker's line number is where ``read_file`` continues from. A projection made
+without a workspace (the sandbox's, which has none) keeps the same head and tail and spills
+nothing: its marker only counts what was left out.
 """
 
 from __future__ import annotations
@@ -51,12 +53,16 @@ class Projection:
     """Receive an output in chunks; keep its head and tail, spill all of it once it is long.
 
     Use it as a context manager, so that the spill file is closed (and removed, if the output
-    never finished) when the producer fails.
+    never finished) when the producer fails. With ``workspace`` None nothing is ever spilled.
     """
 
     # --8<-- [start:state]
     def __init__(
-        self, workspace: Workspace, *, head_bytes: int = HEAD_BYTES, tail_bytes: int = TAIL_BYTES
+        self,
+        workspace: Workspace | None,
+        *,
+        head_bytes: int = HEAD_BYTES,
+        tail_bytes: int = TAIL_BYTES,
     ) -> None:
         for name, value in (("head_bytes", head_bytes), ("tail_bytes", tail_bytes)):
             if type(value) is not int or value < 1:
@@ -67,11 +73,13 @@ class Projection:
         self.state = ProjectionState.OPEN
         self.total_bytes = 0  # every byte written so far
         self.line_breaks = 0  # every b"\n" written so far
-        self.kept = bytearray()  # the whole output while it fits; then only its head
+        self.cut = False  # True iff the output outgrew head_bytes + tail_bytes
+        self.kept = bytearray()  # the whole output while it fits (not cut); then only its head
         # After the spill: the last tail_bytes + 1 bytes written. The extra byte, the one before
         # the tail, says whether the tail starts a line.
         self.tail = bytearray()
-        self.spill: tuple[BinaryIO, str] | None = None  # the spill file and its workspace path
+        # The spill file and its workspace path; None until cut, and always without a workspace.
+        self.spill: tuple[BinaryIO, str] | None = None
 
     # --8<-- [end:state]
 
@@ -94,16 +102,19 @@ class Projection:
         # BEGIN LAB 8.2
         self.total_bytes += len(chunk)
         self.line_breaks += chunk.count(b"\n")
-        if self.spill is None:
+        if not self.cut:
             self.kept += chunk
             if len(self.kept) <= self.head_bytes + self.tail_bytes:
                 return  # it still fits whole
-            self.spill = self._open_spill_file()
-            self.spill[0].write(self.kept)
+            if self.workspace is not None:
+                self.spill = self._open_spill_file()
+                self.spill[0].write(self.kept)
+            self.cut = True
             self.tail = self.kept[self.head_bytes :]
             del self.kept[self.head_bytes :]
         else:
-            self.spill[0].write(chunk)
+            if self.spill is not None:
+                self.spill[0].write(chunk)
             self.tail += chunk
         del self.tail[: -(self.tail_bytes + 1)]  # memory stays bounded, whatever the size
         # END LAB 8.2
@@ -116,18 +127,21 @@ class Projection:
         self._check_open("finish")
         self.state = ProjectionState.FINISHED
         # BEGIN LAB 8.2
-        if self.spill is None:
+        if not self.cut:
             return self.kept.decode("utf-8", errors="replace")
-        self.spill[0].close()
         head = _cut_after_last_line_break(bytes(self.kept))
         tail = _from_first_line_start(bytes(self.tail))
         head_lines = head.count(b"\n")
         left_out = self.total_bytes - len(head) - len(tail)
         lines_left_out = self.line_breaks - head_lines - tail.count(b"\n")
-        marker = (
-            f"[... {lines_left_out:,} lines ({left_out:,} bytes) left out; the whole output is "
-            f"in {self.spill[1]}: read it with read_file from line {head_lines + 1}]\n"
-        )
+        where = ""
+        if self.spill is not None:
+            self.spill[0].close()
+            where = (
+                f"; the whole output is in {self.spill[1]}: "
+                f"read it with read_file from line {head_lines + 1}"
+            )
+        marker = f"[... {lines_left_out:,} lines ({left_out:,} bytes) left out{where}]\n"
         shown_head = head.decode("utf-8", errors="replace")
         if not shown_head.endswith("\n"):  # one long line: the marker still starts a line
             shown_head += "\n"
@@ -144,6 +158,7 @@ class Projection:
         """Close and remove the spill file of an output that never finished."""
         self.state = ProjectionState.FINISHED
         if self.spill is not None:
+            assert self.workspace is not None, "only a projection with a workspace spills"
             self.spill[0].close()
             directory, name = self.workspace.open_parent(self.spill[1])
             try:
@@ -155,6 +170,7 @@ class Projection:
     # BEGIN LAB 8.2
     def _open_spill_file(self) -> tuple[BinaryIO, str]:
         """Create the next free ``output-N.txt`` in the spill directory; return it and its path."""
+        assert self.workspace is not None, "only a projection with a workspace spills"
         directory = self.workspace.open_directory(SPILL_DIRECTORY, make_directories=True)
         try:
             number = 1

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from harness.commands import GRACE_PERIOD, ProcessOutcome, run_process
+from harness.projection import Projection
 from harness.tool import ToolContext, ToolDefinition, define_tool
 from harness.validators import object_schema, string
 
@@ -195,7 +196,9 @@ async def find_isolation(search_path: str | None = None) -> tuple[Isolation, str
             if program is None or true is None:
                 continue
             argv = isolation_argv(isolation, program, Path(probe), Path(true))
-            outcome = await run_process([*argv, true], cwd=Path(probe), env={}, timeout=5.0)
+            outcome = await run_process(
+                [*argv, true], cwd=Path(probe), env={}, timeout=5.0, output=Projection(None)
+            )
             if outcome.exit_code == 0:
                 return isolation, program
     return Isolation.NONE, ""
@@ -236,8 +239,16 @@ async def execute_code(
             *isolation_argv(isolation, program, workdir, interpreter),
             *launcher_argv(interpreter, limits, "main.py"),
         ]
+        # Projected without a workspace: the sandbox never touches it (which is why it may run
+        # beside reads), so a long output keeps its head and tail and no spill file anywhere.
+        output = Projection(None)
         outcome = await run_process(
-            argv, cwd=workdir, env={}, timeout=limits.wall_seconds, grace=GRACE_PERIOD
+            argv,
+            cwd=workdir,
+            env={},
+            timeout=limits.wall_seconds,
+            output=output,
+            grace=GRACE_PERIOD,
         )
     return ExecutionResult(isolation=isolation, outcome=outcome, limits=limits)
     # END LAB 8.6

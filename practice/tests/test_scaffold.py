@@ -182,6 +182,8 @@ def test_pyproject_maps_the_source_folder_to_harness_with_the_course_test_tools(
     practice = tomllib.loads((made / "pyproject.toml").read_text(encoding="utf-8"))
     reference = tomllib.loads((course / "pyproject.toml").read_text(encoding="utf-8"))
     assert practice["tool"]["setuptools"]["package-dir"] == {"harness": "course/src"}
+    # The harness's own dependencies (pathspec) reach the folder, pinned as in the course.
+    assert practice["project"]["dependencies"] == reference["project"]["dependencies"]
     assert practice["dependency-groups"] == {"test": reference["dependency-groups"]["test"]}
     assert practice["build-system"] == reference["build-system"]
     expected_pytest = {**reference["tool"]["pytest"]["ini_options"], "testpaths": ["checkpoints"]}
