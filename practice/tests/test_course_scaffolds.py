@@ -74,7 +74,8 @@ BY_NAME = {c.name: c for c in CATALOG}
 # The first test of a checkpoint pays for its folder's runs. Under pytest-xdist (--dist
 # loadgroup) all tests of one checkpoint go to one worker (conftest.py), so each folder is made
 # once.
-pytestmark = pytest.mark.timeout(900)
+# `nox -s proofs` runs them (the `proof` mark); `nox -s tests` leaves them out.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.proof]
 
 # The plugins a practice folder's `nox -s checkpoint` loads.
 FOLDER_PLUGINS = ("-p", "practice.failure_summary")
