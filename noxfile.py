@@ -3,7 +3,7 @@
 Learners:    nox -s checkpoint -- 06        the focused tests of one checkpoint
              nox -s practice -- 06 DIR      a practice folder to rebuild checkpoint 06 in
              nox -s hint -- 6.2             the hint of one lab
-Everyone:    nox -s tests | lint | docs | docs_check | bench
+Everyone:    nox -s tests | proofs | lint | docs | docs_check | bench
 Instructors: nox -s new_checkpoint -- 07 agent_loop "Agent loop" | verify -- 07 | catalog
 """
 
@@ -115,23 +115,38 @@ def checkpoint(session: nox.Session) -> None:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Run every checkpoint's focused tests and the repository's own meta-tests."""
+    """Run every checkpoint's focused tests and the repository's own tests, but the proofs."""
     install_course(session)
-    # Two workers or more (pytest-xdist): on a 2-core machine the suite takes half the time.
-    # Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup, with the
-    # units of work of practice/tests/conftest.py: xdist's own groups fail under pytest 9).
-    # `nox -s tests -- -n 0 ...` runs in one process, as plain pytest does.
+    # The practice-folder proofs (marked `proof`) are `nox -s proofs`: they build and run a
+    # folder for every checkpoint, and would more than double this session's time.
+    run_on_two_workers(session, "-m", "not proof", *session.posargs)
+
+
+@nox.session
+def proofs(session: nox.Session) -> None:
+    """Prove every checkpoint's practice folder (practice/tests/test_course_scaffolds.py)."""
+    install_course(session)
+    run_on_two_workers(session, "-m", "proof", "practice/tests", *session.posargs)
+
+
+def run_on_two_workers(session: nox.Session, *arguments: str) -> None:
+    """Run pytest on as many workers as cores (pytest-xdist): two on a 2-core machine.
+
+    Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup, with the
+    units of work of practice/tests/conftest.py: xdist's own groups fail under pytest 9).
+    `-- -n 0` after the session's name runs in one process, as plain pytest does.
+    """
     # pytest rewrites the asserts of every module of a plugin's package (all of hypothesis) and
     # caches the result beside it, unless PYTHONDONTWRITEBYTECODE is set, as some machines set
-    # it; then each of the suite's pytest subprocesses rewrites them again (2 CPU-s of its 3).
-    # Unset (None) for this run, the first process writes the cache and the others read it.
+    # it; then each worker rewrites them again. Unset (None) for this run, the first process
+    # writes the cache and the others read it.
     session.run(
         "pytest",
         "-n",
         "auto",
         "--dist",
         "loadgroup",
-        *session.posargs,
+        *arguments,
         env={"PYTHONDONTWRITEBYTECODE": None},
     )
 

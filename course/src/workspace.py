@@ -98,8 +98,9 @@ class Workspace:
     """
 
     root: str  # absolute, with no link in it (os.path.realpath): the host's, never shown
-    # A test seam: called with each component's name just before the walk opens it, so that a
-    # test can swap a file for a link at exactly that moment. None in real use.
+    # A test seam: called with each component's name (a str) just before the walk opens it,
+    # the last component's included, so that a test can swap a file for a link at exactly that
+    # moment. None in real use.
     before_open: Callable[[str], None] | None = None
 
     def __post_init__(self) -> None:

@@ -36,12 +36,16 @@ def probes_in(path: Path) -> set[str]:
 def dangling_citations(text: str, compare: Path) -> list[str]:
     """Each citation in ``text`` whose file or test function does not exist, with the reason."""
     problems: list[str] = []
+    probes: dict[str, set[str] | None] = {}  # each file parsed once: a page cites it often
     for match in CITATION.finditer(text):
         file, name = match.groups()
-        path = compare / file
-        if not path.is_file():
+        if file not in probes:
+            path = compare / file
+            probes[file] = probes_in(path) if path.is_file() else None
+        found = probes[file]
+        if found is None:
             problems.append(f"compare/{file}::{name}: no such probe file")
-        elif name not in probes_in(path):
+        elif name not in found:
             problems.append(f"compare/{file}::{name}: no test function {name} in compare/{file}")
     return problems
 

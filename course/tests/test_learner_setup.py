@@ -61,6 +61,8 @@ def test_ci_runs_readmes_setup_with_debians_python_in_a_fresh_home() -> None:
     # The rest of the run uses the nox that README's setup installed.
     assert 'export PATH="$PWD/.venv/bin:$PATH"' in CI_RUN
     assert CI_RUN.index("env -i") < CI_RUN.index("nox -s tests")
+    # README's two test commands, both: the tests, then the practice-folder proofs.
+    assert CI_RUN.index("nox -s tests\n") < CI_RUN.index("nox -s proofs")
 
 
 @pytest.mark.parametrize("page", SETUP_PAGES, ids=lambda p: p.name)

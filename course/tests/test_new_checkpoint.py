@@ -26,7 +26,7 @@ from checkpoints.catalog import file_problems, load_catalog
 from docs_tools.promises import load_promises, promise_report
 from docs_tools.translations import up_to_date_translations
 from practice.scaffold import make_practice_folder
-from practice.tests.scaffold_runs import run_focused_tests
+from practice.tests.scaffold_runs import FolderRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 _NOT_COPIED = shutil.ignore_patterns(
@@ -230,7 +230,8 @@ def test_the_catalog_tests_pass_on_the_copy(course: Path, tmp_path: Path) -> Non
 def test_the_placeholder_lab_test_passes_against_the_reference(
     course: Path, tmp_path: Path
 ) -> None:
-    run = run_focused_tests(course, [FOCUSED], tmp_path / "run", ["-v"])
+    with FolderRunner() as runner:
+        run = runner.run(course, [FOCUSED], tmp_path / "run", ["-v"])
     assert run.returncode == 0, run.output
     assert [
         (o.nodeid.split("::")[1], o.lab, o.outcome) for o in run.outcomes if o.when == "call"
@@ -243,7 +244,8 @@ def test_a_practice_folder_fails_the_placeholder_lab_on_its_stub(
     folder = make_practice_folder(course, NEXT.number, tmp_path / f"practice-{NEXT.number}")
     skeleton = (folder / f"course/src/{NEXT.slug}.py").read_text(encoding="utf-8")
     assert [line for line in skeleton.splitlines() if len(line) > 100] == []
-    run = run_focused_tests(folder, [FOCUSED], tmp_path / "run")
+    with FolderRunner() as runner:
+        run = runner.run(folder, [FOCUSED], tmp_path / "run")
     assert run.returncode == 1
     (outcome,) = [o for o in run.outcomes if o.outcome == "failed"]
     assert outcome.leaves == (

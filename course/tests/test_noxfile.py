@@ -177,7 +177,7 @@ class RecordingSession:
     def install(self, *args: str) -> None:
         pass
 
-    def run(self, *args: str) -> None:
+    def run(self, *args: str, **options: object) -> None:
         self.runs.append(args)
 
 
@@ -197,3 +197,17 @@ def test_nox_compare_runs_every_probe_or_only_the_file_named(
     session = RecordingSession(posargs)
     NOXFILE.compare(session)
     assert session.runs == [("pytest", "-c", "compare/pytest.ini", *expected)]
+
+
+def test_nox_tests_leaves_the_practice_folder_proofs_to_nox_proofs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(NOXFILE, "install_course", lambda session: None)
+    tests, proofs = RecordingSession(["-x"]), RecordingSession([])
+    NOXFILE.tests(tests)
+    NOXFILE.proofs(proofs)
+    workers = ("pytest", "-n", "auto", "--dist", "loadgroup")
+    assert tests.runs == [(*workers, "-m", "not proof", "-x")]
+    assert proofs.runs == [(*workers, "-m", "proof", "practice/tests")]
+    scaffolds = (ROOT / "practice/tests/test_course_scaffolds.py").read_text(encoding="utf-8")
+    assert "pytestmark = [pytest.mark.timeout(900), pytest.mark.proof]" in scaffolds

@@ -8,13 +8,24 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from practice.tests.scaffold_runs import FolderRunner
+
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+
+@pytest.fixture(scope="session")
+def folder_runner() -> Iterator[FolderRunner]:
+    """Run practice folders' tests, each run forked from one warm pytest (see scaffold_runs)."""
+    with FolderRunner() as runner:
+        yield runner
+
 
 # A proof's id names its checkpoint: test_course_scaffolds.py::test_...[06_tool_contract].
 _PROOF = re.compile(r"practice/tests/test_course_scaffolds\.py::\w+\[(?P<checkpoint>[^\]]+)\]")

@@ -3,10 +3,12 @@
 Loaded with ``-p lab_outcomes_plugin`` in the subprocess that runs a practice folder's tests;
 the file named by ``PRACTICE_OUTCOMES`` receives one JSON object per line.
 
-It also loads a hypothesis profile for these runs only: a property test stops at its first
-failing example, unshrunk, and no example database is written into the folder. A stub fails on
-every input, so shrinking its failure proves nothing and cost most of a fresh run's time; a
-passing property test still runs every example its ``@settings`` asks for.
+It also makes property tests cheap in these runs only. A property test stops at its first
+failing example, unshrunk, and no example database is written into the folder: a stub fails on
+every input, so shrinking its failure proves nothing, and cost most of a fresh run's time. And a
+property test runs at most ``PROOF_EXAMPLES`` examples: these runs prove that the folder works
+(its layout, its stubs, its labs); the properties themselves are proved at full strength by the
+course's own run of the same tests against the same reference.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pytest
 from hypothesis import Phase, settings
 
 PROFILE = "practice-proofs"
+PROOF_EXAMPLES = 10  # examples a property test runs at most in a scaffold run
 
 
 def _leaves(error: BaseException) -> list[list[str]]:
@@ -62,6 +65,16 @@ def pytest_configure() -> None:
     unshrunk = tuple(phase for phase in Phase if phase not in {Phase.shrink, Phase.explain})
     settings.register_profile(PROFILE, phases=unshrunk, database=None)
     settings.load_profile(PROFILE)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A test's own @settings(max_examples=...) outranks any profile, so the cap goes on the
+    # settings that @settings left on the test function, as hypothesis's own @seed edits them.
+    for item in items:
+        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        own = getattr(test, "_hypothesis_internal_use_settings", None)
+        if isinstance(own, settings) and own.max_examples > PROOF_EXAMPLES:
+            test._hypothesis_internal_use_settings = settings(own, max_examples=PROOF_EXAMPLES)  # type: ignore[union-attr]
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:

@@ -1,12 +1,14 @@
-"""Run a practice folder's focused tests in a subprocess, the way the learner's nox session would.
+"""Run a practice folder's focused tests in a fresh pytest, the way the learner's nox session would.
 
-The subprocess uses this interpreter (``sys.executable -m pytest``), so no environment is
-built and nothing is downloaded. Its ``PYTHONPATH`` starts with a folder holding one link,
-``harness`` -> the practice folder's ``course/src``: a path entry is searched before the
-editable install's finder, so the learner's ``harness`` shadows the course's reference.
-But a path entry only hides what it holds: a submodule missing from the folder would still be
-found by that finder, so ``ScaffoldRun.harness_files`` records the file of every ``harness``
-module the run imported.
+Each run is a child process forked from one warm server (``folder_forkserver``), which imported
+pytest, its plugins and hypothesis once: a run pays for its own collection and tests, not for a
+second of imports (about forty runs make the practice proofs). The server never imports
+``harness``, so each child imports the folder's own, as a new interpreter would. Its ``sys.path``
+starts with a folder holding one link, ``harness`` -> the practice folder's ``course/src``: a
+path entry is searched before the editable install's finder, so the learner's ``harness``
+shadows the course's reference. But a path entry only hides what it holds: a submodule missing
+from the folder would still be found by that finder, so ``ScaffoldRun.harness_files`` records
+the file of every ``harness`` module the run imported.
 """
 
 from __future__ import annotations
@@ -64,49 +66,88 @@ def focused_test_paths(chosen: Sequence[Checkpoint]) -> list[str]:
     return [f"checkpoints/{c.name}/{c.test_file.name}" for c in chosen]
 
 
-def run_focused_tests(
-    folder: Path, files: Sequence[str], work: Path, options: Sequence[str] = ()
-) -> ScaffoldRun:
-    """Run ``files`` (relative to ``folder``) with the folder's own harness; ``work`` is scratch.
+class FolderRunner:
+    """Run pytest in practice folders, one run at a time, each in a child of a warm server.
 
-    ``options`` are passed on to pytest, after the files.
+    A context manager: the server starts on entry and ends on exit. A run that takes longer
+    than ``limit`` seconds is killed (its exit code is -9): a hang fails, if late.
     """
-    work.mkdir(parents=True, exist_ok=True)
-    link_dir = work / "pythonpath"
-    if link_dir.exists():
-        shutil.rmtree(link_dir)
-    link_dir.mkdir()
-    (link_dir / "harness").symlink_to(folder / "course" / "src", target_is_directory=True)
-    outcomes_file = work / "outcomes.jsonl"
-    outcomes_file.unlink(missing_ok=True)
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(link_dir), str(PLUGIN_DIR)]),
-        "PRACTICE_OUTCOMES": str(outcomes_file),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "HYPOTHESIS_STORAGE_DIRECTORY": str(HYPOTHESIS_STORAGE),
-    }
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "lab_outcomes_plugin",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            "--tb=short",
-            *files,
-            *options,
-        ],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+
+    def __init__(self, limit: float = 600.0) -> None:
+        self._limit = limit
+        self._server: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> FolderRunner:
+        self._server = subprocess.Popen(
+            [sys.executable, str(PLUGIN_DIR / "folder_forkserver.py")],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**_run_environment(), "PYTHONPATH": str(PLUGIN_DIR)},
+        )
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            assert server.stdin is not None
+            server.stdin.close()  # the server ends at the end of its input
+            server.wait(timeout=60)
+            assert server.stdout is not None
+            server.stdout.close()
+
+    def run(
+        self, folder: Path, files: Sequence[str], work: Path, options: Sequence[str] = ()
+    ) -> ScaffoldRun:
+        """Run ``files`` (relative to ``folder``) with its own harness; ``work`` is scratch.
+
+        ``options`` are passed on to pytest, after the files.
+        """
+        work.mkdir(parents=True, exist_ok=True)
+        link_dir = work / "pythonpath"
+        if link_dir.exists():
+            shutil.rmtree(link_dir)
+        link_dir.mkdir()
+        (link_dir / "harness").symlink_to(folder / "course" / "src", target_is_directory=True)
+        outcomes_file = work / "outcomes.jsonl"
+        outcomes_file.unlink(missing_ok=True)
+        output_file = work / "output.txt"
+        returncode = self._pytest(
+            {
+                "cwd": str(folder),
+                "args": [
+                    *("-p", "lab_outcomes_plugin", "-p", "no:cacheprovider", "-q", "--tb=short"),
+                    *files,
+                    *options,
+                ],
+                "path": [str(link_dir), str(PLUGIN_DIR)],
+                "env": {**_run_environment(), "PRACTICE_OUTCOMES": str(outcomes_file)},
+                "output": str(output_file),
+                "limit": self._limit,
+            }
+        )
+        return _read_run(returncode, outcomes_file, output_file.read_text(errors="replace"))
+
+    def _pytest(self, request: dict[str, object]) -> int:
+        """Send one request and return the exit code of the child that ran it."""
+        server = self._server
+        if server is None or server.stdin is None or server.stdout is None:
+            raise RuntimeError("FolderRunner.run needs `with FolderRunner() as runner:`")
+        server.stdin.write(json.dumps(request) + "\n")
+        server.stdin.flush()
+        answer = server.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"folder_forkserver ended (exit code {server.wait()}): see stderr")
+        return int(json.loads(answer)["returncode"])
+
+
+def _run_environment() -> dict[str, str]:
+    """Return the environment of a folder run: this one, with hypothesis's storage shared."""
+    return {**os.environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(HYPOTHESIS_STORAGE)}
+
+
+def _read_run(returncode: int, outcomes_file: Path, output: str) -> ScaffoldRun:
+    """Return what a run saw: its exit code, output and the plugin's JSON lines."""
     records = [
         json.loads(line)
         for line in (
@@ -115,7 +156,7 @@ def run_focused_tests(
     ]
     harness = [r["files"] for r in records if r["kind"] == "harness"]
     return ScaffoldRun(
-        returncode=completed.returncode,
+        returncode=returncode,
         outcomes=tuple(
             TestOutcome(
                 nodeid=r["nodeid"],
@@ -131,5 +172,5 @@ def run_focused_tests(
         ),
         collect_errors=tuple(r["message"] for r in records if r["kind"] == "collect_error"),
         harness_files=tuple(harness[0]) if harness else (),
-        output=completed.stdout + completed.stderr,
+        output=output,
     )

@@ -37,22 +37,22 @@ last-lab copy), the proof reads that run.
 
 Every run loads ``lab_outcomes_plugin``, which also makes hypothesis stop at a property test's
 first failure (no shrinking, no example database): a stub fails on any input, so shrinking its
-failure proves nothing. A passing property test runs all of its examples, and a learner's own
-``nox -s checkpoint`` never loads the plugin.
+failure proves nothing. It also runs at most ten examples of a property test: these runs prove
+the folder, and the course's own run proves the properties with all of their examples. A
+learner's own ``nox -s checkpoint`` never loads the plugin.
 
-Each folder is made once and all of its runs happen in one session fixture, a few subprocesses
-at a time; each test below only reads what they saw. Nothing here names a checkpoint: a new
+Each folder is made once and all of its runs happen in one fixture, one after another, each a
+fresh pytest forked from a warm one (``scaffold_runs.FolderRunner``); each test below only reads
+what they saw. Nothing here names a checkpoint: a new
 checkpoint is covered by adding its manifest.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +65,7 @@ from practice.regions import find_regions
 from practice.scaffold import make_practice_folder
 from practice.skeleton import make_skeleton
 from practice.tests.import_reach import harness_reach
-from practice.tests.scaffold_runs import ScaffoldRun, focused_test_paths, run_focused_tests
+from practice.tests.scaffold_runs import FolderRunner, ScaffoldRun, focused_test_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOG = load_catalog()
@@ -74,7 +74,8 @@ BY_NAME = {c.name: c for c in CATALOG}
 # The first test of a checkpoint pays for its folder's runs. Under pytest-xdist (--dist
 # loadgroup) all tests of one checkpoint go to one worker (conftest.py), so each folder is made
 # once.
-pytestmark = pytest.mark.timeout(900)
+# `nox -s proofs` runs them (the `proof` mark); `nox -s tests` leaves them out.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.proof]
 
 # The plugins a practice folder's `nox -s checkpoint` loads.
 FOLDER_PLUGINS = ("-p", "practice.failure_summary")
@@ -159,12 +160,13 @@ def _reach(folder: Path, checkpoint: Checkpoint) -> frozenset[str]:
 
 
 def _run(
-    checkpoint: Checkpoint, folder: Path | Exception, base: Path, left: dict[str, str] | None
+    runner: FolderRunner,
+    checkpoint: Checkpoint,
+    folder: Path | Exception,
+    base: Path,
+    left: dict[str, str] | None,
 ) -> Evidence | Exception:
-    """Run one folder fresh, with the reference copied back in, and with ``left`` written in.
-
-    The three runs are subprocesses and independent of each other, so they run side by side.
-    """
+    """Run one folder fresh, with the reference copied back in, and with ``left`` written in."""
     if isinstance(folder, Exception):
         return folder
     try:
@@ -190,38 +192,28 @@ def _run(
             shutil.copytree(folder, partial)
             for module, text in left.items():
                 (partial / "course/src" / module).write_text(text, encoding="utf-8")
-        # Side by side in a plain run; one after another in a pytest-xdist worker, whose
-        # siblings already keep the other cores busy.
-        workers = 1 if "PYTEST_XDIST_WORKER" in os.environ else 2
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            fresh = pool.submit(
-                run_focused_tests, folder, files, base / f"{folder.name}-run", FOLDER_PLUGINS
-            )
-            only_the_last = () if left is None else ("--lab", checkpoint.labs[-1].id)
-            round_trip = (
-                fresh
-                if trip == folder
-                else pool.submit(
-                    run_focused_tests, trip, own, base / f"{trip.name}-run", only_the_last
-                )
-            )
-            last_lab_left: Future[ScaffoldRun] | None = None
-            if partial == folder:
-                last_lab_left = fresh  # the same folder and tests: the fresh run shows it
-            elif left is not None:
-                last_lab_left = pool.submit(
-                    run_focused_tests, partial, own, base / f"{partial.name}-run"
-                )
-            return Evidence(
-                checkpoint=checkpoint,
-                folder=folder,
-                skeletons=skeletons,
-                earlier_run=earlier,
-                reach=reach,
-                fresh=fresh.result(),
-                round_trip=round_trip.result(),
-                last_lab_left=None if last_lab_left is None else last_lab_left.result(),
-            )
+        fresh = runner.run(folder, files, base / f"{folder.name}-run", FOLDER_PLUGINS)
+        only_the_last = () if left is None else ("--lab", checkpoint.labs[-1].id)
+        round_trip = (
+            fresh
+            if trip == folder
+            else runner.run(trip, own, base / f"{trip.name}-run", only_the_last)
+        )
+        last_lab_left = None
+        if partial == folder:
+            last_lab_left = fresh  # the same folder and tests: the fresh run shows it
+        elif left is not None:
+            last_lab_left = runner.run(partial, own, base / f"{partial.name}-run")
+        return Evidence(
+            checkpoint=checkpoint,
+            folder=folder,
+            skeletons=skeletons,
+            earlier_run=earlier,
+            reach=reach,
+            fresh=fresh,
+            round_trip=round_trip,
+            last_lab_left=last_lab_left,
+        )
     except Exception as exc:
         return exc
 
@@ -240,17 +232,19 @@ def gathered() -> dict[str, Evidence | Exception]:
 
 
 @pytest.fixture
-def proof(name: str, gathered: dict[str, Evidence | Exception], folders_base: Path) -> Evidence:
+def proof(
+    name: str,
+    gathered: dict[str, Evidence | Exception],
+    folders_base: Path,
+    folder_runner: FolderRunner,
+) -> Evidence:
     # One checkpoint at a time, so the progress line moves as each folder is done, and
     # pytest-xdist can give two checkpoints to two workers (each checkpoint is one unit of work).
     if name not in gathered:
         checkpoint = BY_NAME[name]
-        # Made in this thread: CPython 3.11's ast module keeps its recursion counter per
-        # interpreter, not per thread, so two ast.parse calls in threads can fail with "AST
-        # constructor recursion depth mismatch". Only the test runs are parallel.
         folder = _make(checkpoint, folders_base)
         left = _with_only_the_last_lab_left(checkpoint)
-        gathered[name] = _run(checkpoint, folder, folders_base, left)
+        gathered[name] = _run(folder_runner, checkpoint, folder, folders_base, left)
     result = gathered[name]
     if isinstance(result, Exception):
         raise AssertionError(f"no practice folder for {name}: {result}") from result
@@ -274,7 +268,10 @@ def _own_outcomes(run: ScaffoldRun, checkpoint: Checkpoint) -> list[tuple[str, s
 
 
 # The parameter is the checkpoint's name: conftest.py keeps the tests of one name on one worker.
-checkpoint_names = pytest.mark.parametrize("name", list(BY_NAME))
+# The latest checkpoint first: its folder costs the most, and pytest-xdist deals out units of
+# work of one size in the order they were collected, so the longest starts first and the short
+# ones fill in around it, instead of the longest starting last and running on alone.
+checkpoint_names = pytest.mark.parametrize("name", list(reversed(BY_NAME)))
 
 
 @checkpoint_names

@@ -21,7 +21,8 @@ from practice.commands import CommandError, checkpoints_through, find_lab, hint_
 from practice.regions import LabMarkerError
 from practice.scaffold import PracticeError, make_practice_folder
 from practice.tests.fake_course import write_fake_course
-from practice.tests.scaffold_runs import ScaffoldRun, focused_test_paths, run_focused_tests
+from practice.tests.lab_outcomes_plugin import PROOF_EXAMPLES
+from practice.tests.scaffold_runs import FolderRunner, ScaffoldRun, focused_test_paths
 
 PRACTICE = Path(__file__).resolve().parents[1]
 
@@ -511,11 +512,11 @@ def test_checkpoint_command_in_a_practice_folder_runs_prerequisites_too(course: 
 
 
 def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_started(
-    course: Path, tmp_path: Path
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
 ) -> None:
     made = make_practice_folder(course, "02", tmp_path / "p02")
     catalog = load_catalog(made / "checkpoints")
-    run = run_focused_tests(made, focused_test_paths(catalog), tmp_path / "run")
+    run = folder_runner.run(made, focused_test_paths(catalog), tmp_path / "run")
     # The run imported the folder's own harness, not the course's installed reference.
     files = [Path(file).resolve() for file in run.harness_files]
     assert made / "course/src/__init__.py" in files
@@ -541,19 +542,23 @@ def test_fresh_folder_passes_earlier_checkpoints_and_reports_each_lab_not_starte
 
     # The learner's work, here the reference, copied back in.
     shutil.copyfile(course / "course/src/greeter.py", made / "course/src/greeter.py")
-    run = run_focused_tests(made, focused_test_paths(catalog), tmp_path / "run")
+    run = folder_runner.run(made, focused_test_paths(catalog), tmp_path / "run")
     assert run.returncode == 0, run.output
     assert [o.outcome for o in run.outcomes] == ["passed"] * 6
     assert "Lab 2.2   passing      (1 test)" in run.output
 
 
 def run_extra_test_file(
-    course: Path, tmp_path: Path, source: str, options: Sequence[str] = ()
+    folder_runner: FolderRunner,
+    course: Path,
+    tmp_path: Path,
+    source: str,
+    options: Sequence[str] = (),
 ) -> ScaffoldRun:
     """Run one more test file, written into a fresh practice folder, with its conftest."""
     made = make_practice_folder(course, "02", tmp_path / "p02")
     (made / "checkpoints" / "test_extra.py").write_text(source, encoding="utf-8")
-    return run_focused_tests(made, ["checkpoints/test_extra.py"], tmp_path / "run", options)
+    return folder_runner.run(made, ["checkpoints/test_extra.py"], tmp_path / "run", options)
 
 
 LAB_TESTS = (
@@ -566,8 +571,10 @@ LAB_TESTS = (
 )
 
 
-def test_the_lab_option_runs_only_that_labs_tests(course: Path, tmp_path: Path) -> None:
-    run = run_extra_test_file(course, tmp_path, LAB_TESTS, ["--lab", "2.2"])
+def test_the_lab_option_runs_only_that_labs_tests(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
+    run = run_extra_test_file(folder_runner, course, tmp_path, LAB_TESTS, ["--lab", "2.2"])
     assert [o.nodeid.split("::")[-1] for o in run.outcomes] == ["test_of_lab_2_2"]
     assert "Lab 2.2   passing      (1 test)" in run.output
     assert "Lab 2.1" not in run.output
@@ -581,15 +588,18 @@ def test_the_lab_option_runs_only_that_labs_tests(course: Path, tmp_path: Path) 
     ],
 )
 def test_the_lab_option_refuses_a_lab_it_cannot_run(
-    course: Path, tmp_path: Path, lab: str, refused: str
+    folder_runner: FolderRunner, course: Path, tmp_path: Path, lab: str, refused: str
 ) -> None:
-    run = run_extra_test_file(course, tmp_path, LAB_TESTS, ["--lab", lab])
+    run = run_extra_test_file(folder_runner, course, tmp_path, LAB_TESTS, ["--lab", lab])
     assert run.returncode == 4  # pytest's usage error
     assert refused in run.output
 
 
-def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_path: Path) -> None:
+def test_a_test_ended_by_a_stray_cancellation_is_explained(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
     run = run_extra_test_file(
+        folder_runner,
         course,
         tmp_path,
         "import asyncio\n\n\n"
@@ -623,18 +633,19 @@ def test_a_test_ended_by_a_stray_cancellation_is_explained(course: Path, tmp_pat
     ids=["own-stub-caught-by-pytest-raises", "another-labs-stub"],
 )
 def test_a_lab_test_that_a_stub_ended_reads_as_that_stub(
-    course: Path, tmp_path: Path, body: str, line: str
+    folder_runner: FolderRunner, course: Path, tmp_path: Path, body: str, line: str
 ) -> None:
     source = "import pytest\n\n\n@pytest.mark.lab('2.2')\ndef test_of_lab_2_2() -> None:\n"
-    run = run_extra_test_file(course, tmp_path, source + body)
+    run = run_extra_test_file(folder_runner, course, tmp_path, source + body)
     assert [o.outcome for o in run.outcomes] == ["failed"]
     assert line in run.output
 
 
 def test_skipped_and_expected_failures_do_not_count_against_a_lab(
-    course: Path, tmp_path: Path
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
 ) -> None:
     run = run_extra_test_file(
+        folder_runner,
         course,
         tmp_path,
         "import pytest\n\n"
@@ -679,11 +690,15 @@ FAILING_TESTS = (
 
 
 def test_the_failure_summary_shows_each_labs_first_failure_in_full_and_the_rest_in_a_line(
-    course: Path, tmp_path: Path
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
 ) -> None:
     junit = tmp_path / "junit.xml"
     run = run_extra_test_file(
-        course, tmp_path, FAILING_TESTS, ["-p", "practice.failure_summary", f"--junitxml={junit}"]
+        folder_runner,
+        course,
+        tmp_path,
+        FAILING_TESTS,
+        ["-p", "practice.failure_summary", f"--junitxml={junit}"],
     )
     out = run.output
     assert "= failures: the first of each lab in full (--full shows all) =" in out
@@ -721,14 +736,71 @@ def test_the_failure_summary_shows_each_labs_first_failure_in_full_and_the_rest_
 
 @pytest.mark.parametrize("option", ["--full", "-vv"])
 def test_full_or_verbose_prints_every_failure_in_full(
-    course: Path, tmp_path: Path, option: str
+    folder_runner: FolderRunner, course: Path, tmp_path: Path, option: str
 ) -> None:
     # The runs here pass -q, so -vv is the learner's -v.
     run = run_extra_test_file(
-        course, tmp_path, FAILING_TESTS, ["-p", "practice.failure_summary", option]
+        folder_runner, course, tmp_path, FAILING_TESTS, ["-p", "practice.failure_summary", option]
     )
     assert "failures: the first of each lab" not in run.output
     assert "FAILURES" in run.output
     assert "raise ValueError('third went wrong')" in run.output
     assert "SECOND-IN-FULL" in run.output
     assert "Lab 2.1   failing      (3 of 3 tests fail)" in run.output
+
+
+def test_a_run_imports_the_folders_own_packages_not_the_servers(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
+    # The runs are forked from one server; it must not hand them the course's `practice` or
+    # `checkpoints` (or `harness`), or a folder would be proved with the course's copies.
+    run = run_extra_test_file(
+        folder_runner,
+        course,
+        tmp_path,
+        "from pathlib import Path\n\n"
+        "import checkpoints\nimport harness\nimport practice\n\n\n"
+        "def test_each_package_is_the_folders() -> None:\n"
+        "    here = Path.cwd().resolve()\n"
+        "    for package in (checkpoints, harness, practice):\n"
+        "        places = [Path(place).resolve() for place in package.__path__]\n"
+        "        assert places, package\n"
+        "        assert all(place.is_relative_to(here) for place in places), places\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["passed"], run.output
+
+
+def test_a_run_past_its_limit_is_killed_and_the_next_run_still_works(
+    course: Path, tmp_path: Path
+) -> None:
+    hang = "import time\n\n\ndef test_hangs() -> None:\n    time.sleep(20)\n"
+    (tmp_path / "hung").mkdir()
+    (tmp_path / "after").mkdir()
+    with FolderRunner(limit=1.0) as runner:
+        hung = run_extra_test_file(runner, course, tmp_path / "hung", hang)
+        after = run_extra_test_file(
+            runner, course, tmp_path / "after", "def test_passes() -> None:\n    pass\n"
+        )
+    assert hung.returncode == -9
+    assert hung.outcomes == ()
+    assert after.returncode == 0, after.output
+    assert [o.outcome for o in after.outcomes] == ["passed"]
+
+
+def test_a_property_test_runs_at_most_the_proof_examples_in_a_folder_run(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
+    calls = tmp_path / "calls.txt"
+    run = run_extra_test_file(
+        folder_runner,
+        course,
+        tmp_path,
+        "from hypothesis import given, settings, strategies as st\n\n\n"
+        "@settings(max_examples=500, deadline=None)\n"
+        "@given(st.integers())\n"
+        "def test_counted(number: int) -> None:\n"
+        f"    with open({str(calls)!r}, 'a') as file:\n"
+        "        file.write('x')\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["passed"], run.output
+    assert 1 <= len(calls.read_text()) <= PROOF_EXAMPLES
