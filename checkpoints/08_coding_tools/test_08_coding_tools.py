@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import json
 import os
 import shutil
 import signal
@@ -573,7 +574,8 @@ def test_the_projection_shows_a_prefix_a_suffix_and_exactly_what_it_left_out(
                 f"the whole output is in .harness/output/output-1.txt: "
                 f"read it with read_file from line {kept.count(chr(10)) + 1}"
             )
-    assert marker in described
+    # `described` holds the marker expected for each way the head may have been cut.
+    assert marker in described, f"shown marker {marker!r}; expected one of {sorted(described)}"
 
 
 @pytest.mark.lab("8.2")
@@ -1092,6 +1094,14 @@ def test_include_ignored_lists_and_searches_everything_but_git(root: Path, ws: W
 def test_grep_refuses_empty_text(ws: Workspace) -> None:
     with raises_exactly(ValueError, "text must be a non-empty str"):
         grep(ws, "")
+
+
+@pytest.mark.lab("8.4")
+def test_grep_refuses_a_text_that_utf8_cannot_encode(ws: Workspace) -> None:
+    # json.loads turns the escape "\udcff" into a lone surrogate: a model can send one.
+    text = json.loads('"needle\\udcff"')
+    with raises_exactly(FileToolError, "NOT_TEXT: the text is not valid UTF-8 text"):
+        grep(ws, text)
 
 
 # ---- the tools together: checkpoint 06 definitions, run by checkpoint 07's loop ----

@@ -4,8 +4,9 @@ Theory of operation
 -------------------
 A tool's output can be any size: a listing of ten thousand files, a command that prints 100 MB.
 The model's context cannot take it, and the harness must not hold it either. A ``Projection``
-is written to in chunks, as the output arrives, and holds at most ``head_bytes + tail_bytes``
-of it (plus the chunk being written). While the output fits, it is kept whole. The first byte
+is written to in chunks, as the output arrives, and holds at most ``head_bytes + tail_bytes +
+1`` bytes of it (plus the chunk being written; the extra byte tells whether the tail starts a
+line). While the output fits, it is kept whole. The first byte
 past that opens a *spill file* in the workspace (``.harness/output/output-1.txt``, the next
 free number) and from then on every byte goes there, so the whole output stays readable.
 
