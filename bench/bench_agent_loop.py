@@ -46,12 +46,16 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-# Shared with the tool-call benchmark, this folder's first (both run with bench/ on sys.path).
+# Shared with the tool-call benchmark, this folder's first (both run with bench/ on sys.path):
+# the same tool, add, registered with the harness the same way.
 from bench_tool_call import (
     Kind,
     Unavailable,
+    add,
     describe,
     distribution_version,
+    execute_add,
+    harness_registry,
     machine_line,
     rotations,
     verdict,
@@ -114,11 +118,6 @@ class Row:
 def call_id(turn: int) -> str:
     """Return the id of the call made on ``turn`` (0-based): unique within a run."""
     return f"call-{turn}"
-
-
-async def add(left: int, right: int) -> int:
-    """Add two integers."""
-    return left + right
 
 
 # --- the baseline: the least a loop must do by hand -----------------------------------------
@@ -217,32 +216,6 @@ def baseline_contender(turns: int) -> Contender:
 
 
 # --- this course's loop ---------------------------------------------------------------------
-
-
-def harness_registry(execute: Callable[[dict[str, int], object], Awaitable[int]]) -> Any:
-    """Return a ToolRegistry with ``add`` as checkpoint 06 registers it, around ``execute``."""
-    from harness import tool, validators
-
-    registry = tool.ToolRegistry()
-    registry.register(
-        tool.define_tool(
-            {
-                "name": TOOL_NAME,
-                "description": "Add two integers.",
-                "validate": validators.object_schema(
-                    {"left": validators.integer(), "right": validators.integer()}
-                ),
-                "execute": execute,
-            }
-        )
-    )
-    return registry
-
-
-async def execute_add(value: dict[str, int], context: object) -> int:
-    """Add two integers: ``add`` in the form the harness asks for, ``execute(value, context)``."""
-    del context
-    return value["left"] + value["right"]
 
 
 async def consume(run: Any) -> object:

@@ -144,10 +144,9 @@ async def execute_add(value: dict[str, int], context: object) -> int:
     return value["left"] + value["right"]
 
 
-async def harness_contender() -> Contender:
-    """Register add with define_tool + ToolRegistry and call it through execute_tool_call."""
+def harness_registry(execute: Callable[[dict[str, int], object], Awaitable[int]]) -> Any:
+    """Return a ToolRegistry with ``add`` as checkpoint 06 registers it, around ``execute``."""
     from harness import tool, validators
-    from harness.abort import AbortController
 
     registry = tool.ToolRegistry()
     registry.register(
@@ -159,10 +158,19 @@ async def harness_contender() -> Contender:
                 "validate": validators.object_schema(
                     {"left": validators.integer(), "right": validators.integer()}
                 ),
-                "execute": execute_add,
+                "execute": execute,
             }
         )
     )
+    return registry
+
+
+async def harness_contender() -> Contender:
+    """Register add with define_tool + ToolRegistry and call it through execute_tool_call."""
+    from harness import tool
+    from harness.abort import AbortController
+
+    registry = harness_registry(execute_add)
     execute_tool_call = tool.execute_tool_call
     signal = AbortController().signal
 
