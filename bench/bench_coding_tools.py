@@ -1,6 +1,6 @@
 """Measure what the coding tools' bounds cost: a 1 GB file against a 1 MB one, 100 MB of output.
 
-Three measurements, each in a fresh temporary workspace:
+Three measurements, in one temporary workspace made for the run:
 
 - ``read 2,000 lines``: the first 2,000 lines of a 1 GB file (sparse: 2 MB of text, then zeros
   that take no disk space) and of a 1 MB file, through ``harness.file_tools.read_lines``, the
@@ -9,8 +9,9 @@ Three measurements, each in a fresh temporary workspace:
 - ``read_file``: one call of the tool's function on each file (it stops at its character cap).
 - ``projection``: 100 MB written to a ``Projection`` in 64 KiB chunks; its peak memory.
 
-Times are the median of the repeats, peak memory is ``tracemalloc``'s (Python allocations, the
-harness's own). A report, not a test: it exits 0 whatever the numbers are.
+Times are the median of the repeats (the projection is timed once), peak memory is
+``tracemalloc``'s in one more run (Python allocations, the harness's own). A report, not a test:
+it exits 0 whatever the numbers are.
 
     python bench/bench_coding_tools.py --repeats 7
 """

@@ -1,4 +1,4 @@
-"""Run the course's benchmarks in turn: tool call, event stream, agent loop, coding tools.
+"""Run the course's benchmarks in turn: tool call, event stream, loop, coding tools, processes.
 
 ``nox -s bench`` runs this file (as a script, so this folder is on ``sys.path``). Arguments go
 to the tool-call benchmark (``--calls``, ``--repeats``, ``--warmup``); the others run with their
