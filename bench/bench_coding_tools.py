@@ -24,6 +24,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from harness.file_tools import read_file, read_lines
@@ -91,8 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             ("read 2,000 lines", _first_lines),
             ("read_file", read_file),
         ):
-            small = _measure(lambda a=action: a(workspace, "small.log"), options.repeats)
-            big = _measure(lambda a=action: a(workspace, "big.log"), options.repeats)
+            small = _measure(partial(action, workspace, "small.log"), options.repeats)
+            big = _measure(partial(action, workspace, "big.log"), options.repeats)
             rows.append((label, small, big))
         print(
             f"{'what':<18} {'1 MB: ms':>9} {'peak KiB':>9} {'1 GB: ms':>9} {'peak KiB':>9} "
