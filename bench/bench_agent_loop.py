@@ -93,7 +93,7 @@ RunOnce = Callable[[], Awaitable[object]]  # one whole run; returns the path's o
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Contender:
-    """One way to run the workload: ``prepare`` builds a fresh run, untimed; only it is timed."""
+    """One way to run the workload: ``prepare`` builds a fresh run, untimed; the run is timed."""
 
     kind: Kind
     label: str
@@ -189,6 +189,13 @@ async def baseline_loop(model: ListModel, question: str) -> list[PlainMessage]:
 
 
 # --8<-- [end:baseline]
+
+
+def checked_list(value: object) -> list[Any]:
+    """Return ``value`` if it is a list, else raise: a path returned something unexpected."""
+    if type(value) is not list:
+        raise TypeError(f"expected a list, got {type(value).__name__}")
+    return value
 
 
 def read_baseline(transcript: object) -> Outcome:
@@ -728,13 +735,6 @@ async def measure_concurrency(repeats: int) -> list[WallTimes]:
 
 
 # --- reporting ------------------------------------------------------------------------------
-
-
-def checked_list(value: object) -> list[Any]:
-    """Return ``value`` if it is a list, else raise: a path returned something unexpected."""
-    if type(value) is not list:
-        raise TypeError(f"expected a list, got {type(value).__name__}")
-    return value
 
 
 def build_rows(
