@@ -51,8 +51,10 @@ from typing import Any
 from bench_tool_call import (
     NOT_A_GATE,
     Kind,
+    Row,
     Unavailable,
     add,
+    below_every_framework,
     describe,
     distribution_version,
     execute_add,
@@ -101,19 +103,6 @@ class Contender:
     turns: int
     prepare: Callable[[], RunOnce]
     read: Callable[[object], Outcome]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Row:
-    """One line of the result table."""
-
-    kind: Kind
-    label: str
-    version: str
-    micros: float | None  # CPU time per turn
-    ratio: float | None  # of the CPU times
-    wall: float | None = None  # wall time per turn
-    note: str = ""
 
 
 def call_id(turn: int) -> str:
@@ -782,13 +771,7 @@ def render_table(rows: list[Row]) -> list[str]:
 
 def render_loop_target(rows: list[Row], turns: int) -> str:
     """Say whether the harness took less time a turn than every framework measured."""
-    harness = next((r for r in rows if r.kind == "harness"), None)
-    frameworks = [r for r in rows if r.kind == "framework"]
-    timed = [r.micros for r in frameworks if r.micros is not None]
-    partial = "" if len(timed) == len(frameworks) else " (some frameworks unavailable)"
-    met = None
-    if harness is not None and harness.micros is not None and timed:
-        met = harness.micros < min(timed)
+    met, partial = below_every_framework(rows)
     return f"  harness below every framework, {turns} turns .. {verdict(met)}{partial}"
 
 
