@@ -81,7 +81,7 @@ def _project_100_mb(workspace: Workspace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the three measurements and print a table; always return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--repeats", type=int, default=7, help="timed runs per read row (7)")
     options = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)

@@ -112,7 +112,9 @@ async def _run(repeats: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the measurements and print them; return 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--repeats", type=int, default=5, help="runs per latency and start-up row (5)"
+    )
     options = parser.parse_args(argv)
     asyncio.run(_run(options.repeats))
     return 0
