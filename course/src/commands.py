@@ -77,7 +77,8 @@ async def stop_group(pgid: int, grace: float) -> None:
     """Stop every process of the group ``pgid``: SIGTERM, then SIGKILL after ``grace`` seconds.
 
     SIGTERM first, so that programs can clean up. Returns once no live process of the group is
-    left. Idempotent: a group that is already gone is not an error.
+    left, or once kill_group has waited its KILL_WAIT seconds for one stuck in the kernel.
+    Idempotent: a group that is already gone is not an error.
     """
     # BEGIN LAB 8.5
     signal_group(pgid, signal.SIGTERM)
