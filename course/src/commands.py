@@ -14,8 +14,8 @@ group, and one ``os.killpg`` reaches every one of them::
 
 The output is read while the command runs and written to a ``Projection`` (checkpoint 08's own,
 from ``harness.projection``): it keeps the first and last bytes and spills the whole output to a
-file in the workspace, so a command printing 100 MB costs the harness a few kilobytes of memory
-and the model can read the middle in pages.
+file in the workspace, so of a command printing 100 MB the harness keeps a few kilobytes (and
+the chunk being read) and the model can read the middle in pages.
 
 A process group is not a security boundary. A process can leave its group (``setsid``) and
 outlive the stop; the page's security section says what does contain one.
@@ -77,7 +77,8 @@ async def stop_group(pgid: int, grace: float) -> None:
     """Stop every process of the group ``pgid``: SIGTERM, then SIGKILL after ``grace`` seconds.
 
     SIGTERM first, so that programs can clean up. Returns once no live process of the group is
-    left. Idempotent: a group that is already gone is not an error.
+    left, or once kill_group has waited its KILL_WAIT seconds for one stuck in the kernel.
+    Idempotent: a group that is already gone is not an error.
     """
     # BEGIN LAB 8.5
     signal_group(pgid, signal.SIGTERM)

@@ -26,7 +26,6 @@ __all__ = [
     "TAIL_BYTES",
     "Projection",
     "ProjectionState",
-    "project_text",
 ]
 
 import contextlib
@@ -210,10 +209,3 @@ def _from_first_line_start(tail: bytes) -> bytes:
 
 
 # END LAB 8.2
-
-
-def project_text(workspace: Workspace, text: str) -> str:
-    """Project a whole str at once: the text itself if it is short, else head, marker, tail."""
-    with Projection(workspace) as projection:
-        projection.write(text.encode("utf-8"))
-        return projection.finish()

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from harness.commands import GRACE_PERIOD, ProcessOutcome, run_process
+from harness.commands import ProcessOutcome, run_process
 from harness.projection import Projection
 from harness.tool import ToolContext, ToolDefinition, define_tool
 from harness.validators import object_schema, string
@@ -243,12 +243,7 @@ async def execute_code(
         # beside reads), so a long output keeps its head and tail and no spill file anywhere.
         output = Projection(None)
         outcome = await run_process(
-            argv,
-            cwd=workdir,
-            env={},
-            timeout=limits.wall_seconds,
-            output=output,
-            grace=GRACE_PERIOD,
+            argv, cwd=workdir, env={}, timeout=limits.wall_seconds, output=output
         )
     return ExecutionResult(isolation=isolation, outcome=outcome, limits=limits)
     # END LAB 8.6
