@@ -71,7 +71,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # A test's own @settings(max_examples=...) outranks any profile, so the cap goes on the
     # settings that @settings left on the test function, as hypothesis's own @seed edits them.
     for item in items:
-        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        obj = getattr(item, "obj", None)
+        test = getattr(obj, "__func__", obj)  # a bound method takes no attribute: its function
         own = getattr(test, "_hypothesis_internal_use_settings", None)
         if isinstance(own, settings) and own.max_examples > PROOF_EXAMPLES:
             test._hypothesis_internal_use_settings = settings(own, max_examples=PROOF_EXAMPLES)  # type: ignore[union-attr]
