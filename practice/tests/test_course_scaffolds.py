@@ -263,7 +263,7 @@ def _own(name: str) -> str:
 
 
 def _own_outcomes(run: ScaffoldRun, checkpoint: Checkpoint) -> list[tuple[str, str | None, str]]:
-    prefix = f"checkpoints/{checkpoint.name}/"
+    prefix = _own(checkpoint.name)
     return [(o.nodeid, o.lab, o.outcome) for o in run.outcomes if o.nodeid.startswith(prefix)]
 
 
