@@ -5,10 +5,10 @@ the file named by ``PRACTICE_OUTCOMES`` receives one JSON object per line.
 
 It also makes property tests cheap in these runs only. A property test stops at its first
 failing example, unshrunk, and no example database is written into the folder: a stub fails on
-every input, so shrinking its failure proves nothing, and cost most of a fresh run's time. And a
-property test runs at most ``PROOF_EXAMPLES`` examples: these runs prove that the folder works
-(its layout, its stubs, its labs); the properties themselves are proved at full strength by the
-course's own run of the same tests against the same reference.
+every input, so shrinking its failure proves nothing, and it cost most of a fresh run's time.
+And a property test runs at most ``PROOF_EXAMPLES`` examples: these runs prove that the folder
+works (its layout, its stubs, its labs); the properties themselves are proved at full strength
+by the course's own run of the same tests against the same reference.
 """
 
 from __future__ import annotations
