@@ -119,17 +119,17 @@ def tests(session: nox.Session) -> None:
     install_course(session)
     # The practice-folder proofs (marked `proof`) are `nox -s proofs`: they build and run a
     # folder for every checkpoint, and would more than double this session's time.
-    run_on_two_workers(session, "-m", "not proof", *session.posargs)
+    run_on_every_core(session, "-m", "not proof", *session.posargs)
 
 
 @nox.session
 def proofs(session: nox.Session) -> None:
     """Prove every checkpoint's practice folder (practice/tests/test_course_scaffolds.py)."""
     install_course(session)
-    run_on_two_workers(session, "-m", "proof", "practice/tests", *session.posargs)
+    run_on_every_core(session, "-m", "proof", "practice/tests", *session.posargs)
 
 
-def run_on_two_workers(session: nox.Session, *arguments: str) -> None:
+def run_on_every_core(session: nox.Session, *arguments: str) -> None:
     """Run pytest on as many workers as cores (pytest-xdist): two on a 2-core machine.
 
     Each checkpoint's practice-folder proofs stay on one worker (--dist loadgroup, with the

@@ -171,17 +171,16 @@ def write_derived(root: Path = ROOT) -> list[str]:
     """Rewrite every stale file, each atomically; return the ones written.
 
     The derived lists are written in both languages alike, so a translation that was up to date
-    before is stamped again after (``docs_tools/translations.py``).
+    before is stamped again after (``docs_tools/translations.py``). With nothing stale, nothing
+    is written, not even a stamp.
     """
-    current = up_to_date_translations(root)
-    written = []
-    for path, (now, wanted) in derived_texts(root).items():
-        if now != wanted:
-            write_atomically(path, wanted)
-            written.append(path.relative_to(root).as_posix())
+    stale = {path: wanted for path, (now, wanted) in derived_texts(root).items() if now != wanted}
+    current = up_to_date_translations(root) if stale else []
+    for path, wanted in stale.items():
+        write_atomically(path, wanted)
     for translation in current:
         stamp(translation)
-    return written
+    return [path.relative_to(root).as_posix() for path in stale]
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -23,7 +23,7 @@ from authoring.derived import (
 )
 from checkpoints.catalog import load_catalog, main
 from docs_tools.promises import promise_report
-from docs_tools.translations import glossary_problems, load_glossary
+from docs_tools.translations import glossary_problems, load_glossary, stamp
 
 MANIFEST = """\
 number = "{number}"
@@ -116,6 +116,17 @@ def test_stale_files_are_listed_and_one_write_brings_them_in_step(tmp_path: Path
     guide = (tmp_path / "docs/guide.md").read_text(encoding="utf-8")
     assert guide == "See [checkpoint 01](checkpoints/01_next.md).\n"
     assert write_derived(tmp_path) == []
+
+
+def test_a_write_with_nothing_stale_replaces_no_file_not_even_a_stamp(tmp_path: Path) -> None:
+    write_course(tmp_path, second=True)
+    write_derived(tmp_path)
+    translation = tmp_path / "docs/guide.vi.md"
+    translation.write_text("Xem checkpoint 01.\n", encoding="utf-8")
+    stamp(translation)
+    before = translation.stat().st_ino  # a stamp replaces the file: a new inode
+    assert write_derived(tmp_path) == []
+    assert translation.stat().st_ino == before
 
 
 def test_a_forward_reference_to_an_unwritten_checkpoint_stays(tmp_path: Path) -> None:

@@ -227,11 +227,17 @@ def test_the_catalog_tests_pass_on_the_copy(course: Path, tmp_path: Path) -> Non
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
 
 
-def test_the_placeholder_lab_test_passes_against_the_reference(
-    course: Path, tmp_path: Path
-) -> None:
+@pytest.fixture(scope="module")
+def folder_runner() -> Iterator[FolderRunner]:
+    """One warm fork server for the two runs below (practice/tests' fixture is not seen here)."""
     with FolderRunner() as runner:
-        run = runner.run(course, [FOCUSED], tmp_path / "run", ["-v"])
+        yield runner
+
+
+def test_the_placeholder_lab_test_passes_against_the_reference(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
+    run = folder_runner.run(course, [FOCUSED], tmp_path / "run", ["-v"])
     assert run.returncode == 0, run.output
     assert [
         (o.nodeid.split("::")[1], o.lab, o.outcome) for o in run.outcomes if o.when == "call"
@@ -239,13 +245,12 @@ def test_the_placeholder_lab_test_passes_against_the_reference(
 
 
 def test_a_practice_folder_fails_the_placeholder_lab_on_its_stub(
-    course: Path, tmp_path: Path
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
 ) -> None:
     folder = make_practice_folder(course, NEXT.number, tmp_path / f"practice-{NEXT.number}")
     skeleton = (folder / f"course/src/{NEXT.slug}.py").read_text(encoding="utf-8")
     assert [line for line in skeleton.splitlines() if len(line) > 100] == []
-    with FolderRunner() as runner:
-        run = runner.run(folder, [FOCUSED], tmp_path / "run")
+    run = folder_runner.run(folder, [FOCUSED], tmp_path / "run")
     assert run.returncode == 1
     (outcome,) = [o for o in run.outcomes if o.outcome == "failed"]
     assert outcome.leaves == (

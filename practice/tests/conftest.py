@@ -1,5 +1,6 @@
 """Make the repository root importable, so the tests can import ``practice`` and ``checkpoints``,
-and keep each checkpoint's practice-folder proofs on one pytest-xdist worker.
+give them one warm ``folder_runner`` for the session, and keep each checkpoint's practice-folder
+proofs on one pytest-xdist worker.
 
 pytest runs with ``--import-mode=importlib``, which does not put the root on ``sys.path``.
 """

@@ -83,6 +83,8 @@ def warm_up() -> None:
             sys.stderr.flush()
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
+            for spare in (*saved, quiet):  # or every child would inherit a copy of the pipe
+                os.close(spare)
     if code != 0:
         raise SystemExit(f"folder_forkserver: the warm-up run failed with exit code {code}")
 

@@ -5,10 +5,10 @@ the file named by ``PRACTICE_OUTCOMES`` receives one JSON object per line.
 
 It also makes property tests cheap in these runs only. A property test stops at its first
 failing example, unshrunk, and no example database is written into the folder: a stub fails on
-every input, so shrinking its failure proves nothing, and cost most of a fresh run's time. And a
-property test runs at most ``PROOF_EXAMPLES`` examples: these runs prove that the folder works
-(its layout, its stubs, its labs); the properties themselves are proved at full strength by the
-course's own run of the same tests against the same reference.
+every input, so shrinking its failure proves nothing, and it cost most of a fresh run's time.
+And a property test runs at most ``PROOF_EXAMPLES`` examples: these runs prove that the folder
+works (its layout, its stubs, its labs); the properties themselves are proved at full strength
+by the course's own run of the same tests against the same reference.
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # A test's own @settings(max_examples=...) outranks any profile, so the cap goes on the
     # settings that @settings left on the test function, as hypothesis's own @seed edits them.
     for item in items:
-        test = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+        obj = getattr(item, "obj", None)
+        test = getattr(obj, "__func__", obj)  # a bound method takes no attribute: its function
         own = getattr(test, "_hypothesis_internal_use_settings", None)
         if isinstance(own, settings) and own.max_examples > PROOF_EXAMPLES:
             test._hypothesis_internal_use_settings = settings(own, max_examples=PROOF_EXAMPLES)  # type: ignore[union-attr]

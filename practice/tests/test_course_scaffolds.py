@@ -196,11 +196,11 @@ def _run(
         only_the_last = () if left is None else ("--lab", checkpoint.labs[-1].id)
         round_trip = (
             fresh
-            if trip == folder
+            if given_whole
             else runner.run(trip, own, base / f"{trip.name}-run", only_the_last)
         )
         last_lab_left = None
-        if partial == folder:
+        if one_lab:
             last_lab_left = fresh  # the same folder and tests: the fresh run shows it
         elif left is not None:
             last_lab_left = runner.run(partial, own, base / f"{partial.name}-run")
@@ -263,7 +263,7 @@ def _own(name: str) -> str:
 
 
 def _own_outcomes(run: ScaffoldRun, checkpoint: Checkpoint) -> list[tuple[str, str | None, str]]:
-    prefix = f"checkpoints/{checkpoint.name}/"
+    prefix = _own(checkpoint.name)
     return [(o.nodeid, o.lab, o.outcome) for o in run.outcomes if o.nodeid.startswith(prefix)]
 
 

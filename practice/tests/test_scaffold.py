@@ -804,3 +804,25 @@ def test_a_property_test_runs_at_most_the_proof_examples_in_a_folder_run(
     )
     assert [o.outcome for o in run.outcomes] == ["passed"], run.output
     assert 1 <= len(calls.read_text()) <= PROOF_EXAMPLES
+
+
+def test_a_failing_property_test_stops_unshrunk_in_a_folder_run(
+    folder_runner: FolderRunner, course: Path, tmp_path: Path
+) -> None:
+    # Every input but all zeros fails: shrinking would try dozens toward the smallest one (33
+    # calls in plain pytest); unshrunk, the run stops at its first failure and replays it once.
+    calls = tmp_path / "calls.txt"
+    run = run_extra_test_file(
+        folder_runner,
+        course,
+        tmp_path,
+        "from hypothesis import given, settings, strategies as st\n\n\n"
+        "@settings(max_examples=500, deadline=None, derandomize=True)\n"
+        "@given(st.binary(min_size=20, max_size=20))\n"
+        "def test_counted(data: bytes) -> None:\n"
+        f"    with open({str(calls)!r}, 'a') as file:\n"
+        "        file.write('x')\n"
+        "    assert data == bytes(20)\n",
+    )
+    assert [o.outcome for o in run.outcomes] == ["failed"], run.output
+    assert 1 <= len(calls.read_text()) <= PROOF_EXAMPLES + 1
